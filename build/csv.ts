@@ -1,0 +1,121 @@
+import { BuildError } from './build-error.js'
+
+const QUOTE = 0x22
+const COMMA = 0x2c
+const LF = 0x0a
+const CR = 0x0d
+
+/** A record longer than this is an unbalanced quote swallowing the file, not data. */
+export const MAX_RECORD_CHARS = 1 << 20
+
+/**
+ * Streaming RFC 4180 tokenizer: comma-separated, records ended by LF or CRLF, fields in
+ * double quotes may hold commas, quotes (doubled) and line breaks. Text arrives in
+ * chunks; a record cut by a chunk boundary waits for the next one.
+ *
+ * `onRecord` receives one reused array of fields (valid only during the call), its field
+ * count, and whether the record was malformed (characters after a closing quote).
+ */
+export class CsvTokenizer {
+  private carry = ''
+  private readonly fields: string[] = []
+  private records = 0
+
+  constructor(private readonly onRecord: (fields: readonly string[], count: number, malformed: boolean) => void) {}
+
+  push(text: string): void {
+    const s = this.carry.length > 0 ? this.carry + text : text
+    const consumed = this.parse(s, false)
+    this.carry = consumed < s.length ? s.slice(consumed) : ''
+    if (this.carry.length > MAX_RECORD_CHARS) {
+      throw new BuildError(
+        `CSV record ${this.records + 1} is longer than ${MAX_RECORD_CHARS} characters: an unbalanced quote?`,
+      )
+    }
+  }
+
+  end(): void {
+    if (this.carry.length > 0) this.parse(this.carry, true)
+    this.carry = ''
+  }
+
+  /** Parses the complete records of `s`; returns where the first incomplete one starts. */
+  private parse(s: string, final: boolean): number {
+    const n = s.length
+    const fields = this.fields
+    let i = 0
+    records: while (i < n) {
+      const start = i
+      let count = 0
+      let malformed = false
+      for (;;) {
+        if (s.charCodeAt(i) === QUOTE) {
+          let value = ''
+          let from = i + 1
+          for (;;) {
+            const q = s.indexOf('"', from)
+            if (q < 0 || (q + 1 === n && !final)) {
+              if (!final) return start
+              throw new BuildError(`CSV record ${this.records + 1} has a quoted field that is never closed`)
+            }
+            if (s.charCodeAt(q + 1) === QUOTE) {
+              value += s.slice(from, q + 1)
+              from = q + 2
+              continue
+            }
+            value += s.slice(from, q)
+            i = q + 1
+            break
+          }
+          fields[count++] = value
+          // After a closing quote only a separator or the end of the record may follow.
+          while (i < n) {
+            const c = s.charCodeAt(i)
+            if (c === COMMA || c === LF || (c === CR && s.charCodeAt(i + 1) === LF)) break
+            if (c === CR && i + 1 === n && !final) return start
+            malformed = true
+            i++
+          }
+          if (i >= n) {
+            if (!final) return start
+            this.emit(count, malformed)
+            return n
+          }
+          const c = s.charCodeAt(i)
+          if (c === COMMA) {
+            i++
+            continue
+          }
+          i += c === CR ? 2 : 1
+          this.emit(count, malformed)
+          continue records
+        }
+        let j = i
+        while (j < n) {
+          const c = s.charCodeAt(j)
+          if (c === COMMA || c === LF) break
+          j++
+        }
+        if (j >= n && !final) return start
+        const end = j > i && s.charCodeAt(j - 1) === CR && (j >= n || s.charCodeAt(j) === LF) ? j - 1 : j
+        fields[count++] = s.slice(i, end)
+        if (j < n && s.charCodeAt(j) === COMMA) {
+          i = j + 1
+          if (i < n || !final) continue
+          fields[count++] = ''
+        }
+        i = j + 1
+        this.emit(count, malformed)
+        continue records
+      }
+    }
+    return n
+  }
+
+  private emit(count: number, malformed: boolean): void {
+    // A blank line is no record (RFC 4180 would make it one empty field).
+    if (count === 1 && this.fields[0] === '') return
+    this.records++
+    this.onRecord(this.fields, count, malformed)
+  }
+}

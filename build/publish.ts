@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CURRENT_LINK } from '../format/schema.js'
+import { BuildError } from './build-error.js'
+
+/**
+ * How a build reaches the runtime: it writes under `snapshots/.building-<id>/`, renames
+ * that to `snapshots/<id>/` once verified, and only then points `snapshots/current` at
+ * it by renaming a new symlink over the old one (an atomic step on POSIX file systems).
+ * A build that fails or is killed before that leaves `current` as it was.
+ */
+
+const STAGING_PREFIX = '.building-'
+const LOCK_FILE = '.build.lock'
+const BUILD_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/
+
+/** Sortable and unique: the UTC time of the build and a random suffix. */
+export function newBuildId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  return `${stamp}-${randomBytes(3).toString('hex')}`
+}
+
+/**
+ * Runs `work` holding the snapshots folder's build lock, so two builds never publish
+ * over each other. A lock left by a process that no longer runs is taken over, and the
+ * staging folders such a process left behind are removed.
+ */
+export async function withBuildLock<T>(snapshots: string, work: () => Promise<T>): Promise<T> {
+  mkdirSync(snapshots, { recursive: true })
+  const lock = join(snapshots, LOCK_FILE)
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' })
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error
+      const holder = Number(readFileSync(lock, 'utf8'))
+      if (Number.isInteger(holder) && holder > 0 && isRunning(holder)) {
+        throw new BuildError(`another build (process ${holder}) is writing to ${snapshots}`)
+      }
+      rmSync(lock, { force: true })
+    }
+  }
+  try {
+    for (const entry of readdirSync(snapshots)) {
+      if (entry.startsWith(STAGING_PREFIX)) rmSync(join(snapshots, entry), { recursive: true, force: true })
+    }
+    return await work()
+  } finally {
+    rmSync(lock, { force: true })
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+export function stagingDir(snapshots: string, id: string): string {
+  const dir = join(snapshots, STAGING_PREFIX + id)
+  mkdirSync(dir)
+  return dir
+}
+
+/** Moves a verified staging folder into place and switches `current` to it. */
+export function publish(snapshots: string, id: string): string {
+  const dir = join(snapshots, id)
+  renameSync(join(snapshots, STAGING_PREFIX + id), dir)
+  const link = join(snapshots, `.${CURRENT_LINK}-${id}`)
+  symlinkSync(id, link)
+  renameSync(link, join(snapshots, CURRENT_LINK))
+  return dir
+}
+
+/** Removes published snapshots beyond the newest `keep`, never the one `current` names. */
+export function prune(snapshots: string, keep: number): string[] {
+  let current: string | undefined
+  try {
+    current = readlinkSync(join(snapshots, CURRENT_LINK))
+  } catch {
+    current = undefined
+  }
+  const published = readdirSync(snapshots)
+    .filter((e) => BUILD_ID.test(e))
+    .sort()
+    .reverse()
+  const removed = published.slice(Math.max(keep, 1)).filter((id) => id !== current)
+  for (const id of removed) rmSync(join(snapshots, id), { recursive: true, force: true })
+  return removed
+}

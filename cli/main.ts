@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+import { Command } from 'commander'
+import { CODE_VERSION } from '../build/code-version.js'
+import { buildCommand } from './build-command.js'
+import { handleError } from './handle-error.js'
+import { snapshotCommand } from './snapshot-command.js'
+
+const program = new Command('carmarket')
+  .description('Polish used-car market statistics: build snapshots from listings exports and answer from them')
+  .version(CODE_VERSION)
+  .addCommand(buildCommand)
+  .addCommand(snapshotCommand)
+
+program.parseAsync().catch(handleError)

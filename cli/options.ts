@@ -1,0 +1,34 @@
+import { UsageError } from './handle-error.js'
+
+/** Guards for command-line option values: each returns a typed value or throws a UsageError. */
+
+export function positiveInteger(value: string, option: string, min = 1): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${option} must be an integer of at least ${min}, not ${JSON.stringify(value)}`)
+  }
+  return Number(value)
+}
+
+export function share(value: string, option: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${option} must be a number from 0 to 1`)
+  return n
+}
+
+/** `EUR=4.31` (repeatable, or comma-separated): exchange rates to PLN. */
+export function exchangeRates(values: readonly string[]): Map<string, number> {
+  const rates = new Map<string, number>()
+  for (const pair of values.flatMap((v) => v.split(','))) {
+    const m = /^\s*([A-Za-z]{3})\s*=\s*([0-9]+(?:\.[0-9]+)?)\s*$/.exec(pair)
+    if (m === null || Number(m[2]) <= 0) throw new UsageError(`--fx takes CODE=RATE such as EUR=4.31, not ${JSON.stringify(pair)}`)
+    rates.set(m[1]!.toUpperCase(), Number(m[2]))
+  }
+  return rates
+}
+
+/** Collects a repeatable option's values. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value]
+}
+
+export const DEFAULT_SNAPSHOTS = process.env.CARMARKET_SNAPSHOTS ?? 'snapshots'

@@ -1,0 +1,116 @@
+import { Command } from 'commander'
+import { OPERATIONS, type Manifest, type Operation } from '../format/schema.js'
+import { priceHistoryParams, valuationParams, vehicleParams, type ParamSource } from '../query/params.js'
+import { Snapshot } from '../query/snapshot.js'
+import { UsageError } from './handle-error.js'
+import { DEFAULT_SNAPSHOTS } from './options.js'
+
+const info = new Command('info')
+  .description("print the current snapshot's manifest")
+  .option('-s, --snapshots <dir>', 'snapshots folder, or one snapshot folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
+  .option('--json', 'print the manifest as JSON')
+  .action(async (flags: { snapshots: string; json?: boolean }) => {
+    const snapshot = openOrFail(flags.snapshots)
+    try {
+      process.stdout.write(flags.json === true ? `${JSON.stringify(snapshot.manifest, null, 2)}\n` : formatManifest(snapshot.dir, snapshot.manifest))
+    } finally {
+      await snapshot.close()
+    }
+  })
+
+interface QueryFlags {
+  snapshots: string
+  make?: string
+  model?: string
+  year?: string
+  fuelType?: string
+  gearbox?: string
+  mileage?: string
+  months?: string
+}
+
+const query = new Command('query')
+  .description('answer a market question offline, printing the JSON envelope the HTTP API returns')
+  .argument('<operation>', OPERATIONS.join('|'))
+  .option('-s, --snapshots <dir>', 'snapshots folder, or one snapshot folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
+  .option('--make <make>', 'make, e.g. VW or Volkswagen')
+  .option('--model <model>', 'model, e.g. Golf or 3 Series')
+  .option('--year <year>', 'production year')
+  .option('--fuel-type <fuel>', 'valuation: Benzyna, Diesel, ... or petrol, diesel, ...')
+  .option('--gearbox <gearbox>', 'valuation: Manualna/Automatyczna or manual/automatic')
+  .option('--mileage <km>', 'valuation: listings within ±30% of this mileage')
+  .option('--months <n>', 'price-history: months of history, 1 to 24 (default 6)')
+  .action(async (operation: string, flags: QueryFlags) => {
+    if (!(OPERATIONS as readonly string[]).includes(operation)) {
+      throw new UsageError(`unknown operation ${JSON.stringify(operation)}; one of ${OPERATIONS.join(', ')}`)
+    }
+    const snapshot = openOrFail(flags.snapshots)
+    try {
+      const data = answer(snapshot, operation as Operation, (name) => flagOf(flags, name))
+      process.stdout.write(`${JSON.stringify({ status: 'success', data }, null, 2)}\n`)
+    } finally {
+      await snapshot.close()
+    }
+  })
+
+export const snapshotCommand = new Command('snapshot').description('inspect a snapshot and query it offline').addCommand(info).addCommand(query)
+
+/** Answers one operation with the parameter names of the HTTP API. */
+export function answer(snapshot: Snapshot, operation: Operation, get: ParamSource) {
+  switch (operation) {
+    case 'valuation':
+      return snapshot.valuation(valuationParams(get, snapshot.maxYear))
+    case 'price-history':
+      return snapshot.priceHistory(priceHistoryParams(get, snapshot.maxYear))
+    case 'liquidity':
+      return snapshot.liquidity(vehicleParams(get, snapshot.maxYear))
+    case 'valuation-factors':
+      return snapshot.valuationFactors(vehicleParams(get, snapshot.maxYear))
+    case 'regional':
+      return snapshot.regional(vehicleParams(get, snapshot.maxYear))
+  }
+}
+
+function flagOf(flags: QueryFlags, parameter: string): string | undefined {
+  switch (parameter) {
+    case 'make':
+      return flags.make
+    case 'model':
+      return flags.model
+    case 'year':
+      return flags.year
+    case 'fuel_type':
+      return flags.fuelType
+    case 'gearbox':
+      return flags.gearbox
+    case 'mileage':
+      return flags.mileage
+    case 'months':
+      return flags.months
+    default:
+      return undefined
+  }
+}
+
+export function openOrFail(path: string): Snapshot {
+  try {
+    return Snapshot.open(path)
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+export function formatManifest(dir: string, m: Manifest): string {
+  const n = (x: number) => x.toLocaleString('en-US')
+  return [
+    `snapshot ${m.build_id} (${dir})`,
+    `  as of           ${m.as_of}`,
+    `  source          ${m.source}`,
+    `  built           ${m.created_at} by carmarket ${m.code_version}, schema ${m.schema_version}`,
+    `  rows read       ${n(m.counts.rows_read)} (${n(m.counts.rows_rejected)} rejected, ${n(m.counts.duplicates_dropped)} duplicates)`,
+    `  listings        ${n(m.counts.listings_kept)}`,
+    `  makes / models  ${n(m.counts.makes)} / ${n(m.counts.models)} (${n(m.counts.families)} pooled families)`,
+    `  keys            ${n(m.counts.keys_written)}`,
+    '',
+  ].join('\n')
+}

@@ -1,0 +1,6 @@
+export * from './schema.js'
+export * from './columns.js'
+export * from './figures.js'
+export * from './vocabulary.js'
+export * from './normalize.js'
+export * from './calendar.js'

@@ -1,0 +1,171 @@
+/**
+ * The snapshot format: what the build writes and the reader reads. This module (with
+ * columns.ts, figures.ts and vocabulary.ts) is the only code that build/ and query/
+ * share, and the module that other tools import to embed a snapshot.
+ *
+ * A snapshot is a folder `snapshots/<build_id>/` holding one LMDB file `snapshot.mdb`
+ * with three databases:
+ * - `meta`: `manifest` -> Manifest, `names` -> NameIndex
+ * - `answers`: [kind, make, name, year, operation] -> the precomputed record of that
+ *   operation (money rounded to whole PLN, percentages to one decimal, as the contract says)
+ * - `columns`: [kind, make, name, year] -> raw bytes (columns.ts) of the key's listings
+ *   with a known mileage, for the one answer that cannot be precomputed: a valuation
+ *   with a mileage window.
+ */
+export const SCHEMA_VERSION = 1
+export const SNAPSHOT_FILE = 'snapshot.mdb'
+export const MANIFEST_FILE = 'manifest.json'
+/** The link in a snapshots folder naming the snapshot to serve; switched atomically by a build. */
+export const CURRENT_LINK = 'current'
+export const META_DB = 'meta'
+export const ANSWERS_DB = 'answers'
+export const COLUMNS_DB = 'columns'
+
+/** The fewest listings behind any figure; fewer is INSUFFICIENT_DATA (contract 2). */
+export const MIN_LISTINGS = 10
+/** Months of history kept per key, ending with the as-of month (contract 2.2). */
+export const HISTORY_MONTHS = 24
+/** Days added to the observed span for the delay before a listing is first detected (contract 2.3). */
+export const DETECTION_DELAY_DAYS = 13
+/** The mileage filter keeps listings within this fraction of the target either side (contract 2.1). */
+export const MILEAGE_WINDOW = 0.3
+
+export interface BuildCounts {
+  readonly rows_read: number
+  readonly rows_rejected: number
+  readonly duplicates_dropped: number
+  readonly listings_kept: number
+  readonly keys_written: number
+  readonly makes: number
+  readonly models: number
+  readonly families: number
+}
+
+export interface Manifest {
+  readonly schema_version: number
+  readonly build_id: string
+  /** YYYY-MM-DD: the day the figures describe. */
+  readonly as_of: string
+  /** Where the export came from (a path or a URL without credentials or query string). */
+  readonly source: string
+  readonly created_at: string
+  /** Version of the code that built it. */
+  readonly code_version: string
+  readonly counts: BuildCounts
+}
+
+/** What the runtime needs to resolve the names of a request (contract section 4). */
+export interface NameIndex {
+  readonly makes: readonly MakeNames[]
+}
+export interface MakeNames {
+  readonly name: string
+  /** Aliases of the make, normalized. */
+  readonly aliases: readonly string[]
+  readonly models: readonly ModelNames[]
+  /** [normalized alias, canonical model] pairs. */
+  readonly model_aliases: readonly (readonly [string, string])[]
+  readonly families: readonly FamilyNames[]
+}
+export interface ModelNames {
+  readonly name: string
+  /** Production years with at least one listing, ascending. */
+  readonly years: readonly number[]
+}
+export interface FamilyNames {
+  readonly name: string
+  readonly models: readonly string[]
+  readonly years: readonly number[]
+}
+
+/** A model or a model family of a make: what a statistic is computed for. */
+export interface Target {
+  readonly kind: 'model' | 'family'
+  readonly make: string
+  readonly name: string
+}
+
+export const OPERATIONS = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional'] as const
+export type Operation = (typeof OPERATIONS)[number]
+
+export type StatKey = [kind: Target['kind'], make: string, name: string, year: number]
+export type AnswerKey = [...StatKey, operation: Operation]
+
+export function statKey(target: Target, year: number): StatKey {
+  return [target.kind, target.make, target.name, year]
+}
+export function answerKey(target: Target, year: number, operation: Operation): AnswerKey {
+  return [target.kind, target.make, target.name, year, operation]
+}
+
+export interface Quartiles {
+  readonly average: number
+  readonly median: number
+  readonly p25: number
+  readonly p75: number
+}
+export interface PriceFigures extends Quartiles {
+  readonly sample_size: number
+}
+
+/** Valuation figures for the key and for each fuel/gearbox filter with enough listings. */
+export interface ValuationRecord {
+  readonly all: PriceFigures
+  /** [fuel code or UNKNOWN for any, gearbox code or UNKNOWN for any, figures]; only entries with >= MIN_LISTINGS. */
+  readonly filtered: readonly (readonly [number, number, PriceFigures])[]
+  /** Listings with a known mileage (stored in `columns` when >= MIN_LISTINGS). */
+  readonly with_mileage: number
+}
+
+/** Monthly points of the HISTORY_MONTHS months ending with the as-of month, oldest first. */
+export interface PriceHistoryRecord {
+  /** First month of the series, YYYY-MM. */
+  readonly first_month: string
+  /** Rounded mean price per month, 0 for a month without listings. */
+  readonly avg_price: readonly number[]
+  readonly sample_size: readonly number[]
+}
+
+export interface LiquidityRecord {
+  readonly estimated_days_on_market: number
+  readonly observed_listing_span: number
+  readonly active_listings: number
+  /** Closed listings behind the span. */
+  readonly sample_size: number
+}
+
+export interface FactorSide {
+  readonly label: string
+  readonly avg_price: number
+  readonly sample_size: number
+}
+export interface FactorEntry {
+  readonly dimension: 'import_status' | 'gearbox' | 'fuel_type'
+  readonly baseline: FactorSide
+  readonly comparison: FactorSide
+  readonly price_diff_percent: number
+}
+export interface ValuationFactorsRecord {
+  readonly total_sample_size: number
+  readonly factors: readonly FactorEntry[]
+}
+
+export interface RegionEntry {
+  readonly region: string
+  readonly avg_price: number
+  readonly sample_size: number
+  readonly vs_national_pct: number
+}
+export interface RegionalRecord {
+  readonly national_average: number
+  readonly total_sample_size: number
+  readonly regions: readonly RegionEntry[]
+}
+
+export interface AnswerRecords {
+  readonly valuation: ValuationRecord
+  readonly 'price-history': PriceHistoryRecord
+  readonly liquidity: LiquidityRecord
+  readonly 'valuation-factors': ValuationFactorsRecord
+  readonly regional: RegionalRecord
+}

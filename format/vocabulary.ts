@@ -1,0 +1,100 @@
+import { compact } from './normalize.js'
+
+/**
+ * The closed vocabularies of the data contract (section 3). Each value is stored in the
+ * snapshot as its index in these tables, so their order is part of the snapshot format:
+ * append only, and bump SCHEMA_VERSION if an entry ever moves.
+ */
+export const FUEL_TYPES = [
+  'Benzyna',
+  'Diesel',
+  'Hybryda',
+  'Hybryda Plug-in',
+  'Elektryczny',
+  'Benzyna+LPG',
+  'Benzyna+CNG',
+  'Wodór',
+] as const
+export type FuelType = (typeof FUEL_TYPES)[number]
+
+/** English aliases per canonical fuel (contract 3.2), also the spellings the API accepts. */
+export const FUEL_ALIASES: Readonly<Record<FuelType, readonly string[]>> = {
+  Benzyna: ['petrol', 'gasoline'],
+  Diesel: ['diesel'],
+  Hybryda: ['hybrid'],
+  'Hybryda Plug-in': ['phev', 'plug-in hybrid'],
+  Elektryczny: ['electric', 'ev'],
+  'Benzyna+LPG': ['lpg'],
+  'Benzyna+CNG': ['cng'],
+  Wodór: ['hydrogen'],
+}
+
+export const GEARBOXES = ['Manualna', 'Automatyczna'] as const
+export type Gearbox = (typeof GEARBOXES)[number]
+export const GEARBOX_ALIASES: Readonly<Record<Gearbox, readonly string[]>> = {
+  Manualna: ['manual'],
+  Automatyczna: ['automatic'],
+}
+
+/** The 16 voivodeships as responses name them (contract 3.3). */
+export const VOIVODESHIPS = [
+  'dolnośląskie',
+  'kujawsko-pomorskie',
+  'lubelskie',
+  'lubuskie',
+  'łódzkie',
+  'małopolskie',
+  'mazowieckie',
+  'opolskie',
+  'podkarpackie',
+  'podlaskie',
+  'pomorskie',
+  'śląskie',
+  'świętokrzyskie',
+  'warmińsko-mazurskie',
+  'wielkopolskie',
+  'zachodniopomorskie',
+] as const
+export type Voivodeship = (typeof VOIVODESHIPS)[number]
+
+/** Code stored for a field the listing left empty. */
+export const UNKNOWN = 255
+
+function lookupTable<T extends string>(
+  canonical: readonly T[],
+  aliases: Readonly<Record<T, readonly string[]>>,
+): ReadonlyMap<string, number> {
+  const table = new Map<string, number>()
+  canonical.forEach((name, code) => {
+    table.set(compact(name), code)
+    for (const alias of aliases[name]) table.set(compact(alias), code)
+  })
+  return table
+}
+
+const fuelCodes = lookupTable(FUEL_TYPES, FUEL_ALIASES)
+const gearboxCodes = lookupTable(GEARBOXES, GEARBOX_ALIASES)
+const voivodeshipCodes = new Map<string, number>(VOIVODESHIPS.map((name, code) => [compact(name), code]))
+
+/**
+ * Code of a fuel type written in Polish or English, case-, diacritic- and
+ * spacing-insensitive (`wodor`, `BENZYNA + LPG`, `plug-in hybrid`); undefined when the
+ * value is not one of them.
+ */
+export function fuelCode(value: string): number | undefined {
+  return fuelCodes.get(compact(value))
+}
+
+/** Code of `Manualna`/`Automatyczna` or `manual`/`automatic`, matched like fuelCode. */
+export function gearboxCode(value: string): number | undefined {
+  return gearboxCodes.get(compact(value))
+}
+
+/**
+ * Code of a voivodeship written in any case, with or without diacritics, and with or
+ * without the word "województwo" (or its abbreviation "woj.") before or after it.
+ */
+export function voivodeshipCode(value: string): number | undefined {
+  const words = compact(value).replace(/^(wojewodztwo|woj)|wojewodztwo$/, '')
+  return voivodeshipCodes.get(words)
+}

@@ -1,0 +1,44 @@
+/** The spec's error codes (interface spec, "Errors") and the HTTP status of each. */
+export const ERROR_STATUS = {
+  INVALID_PARAMETER: 400,
+  UNAUTHORIZED: 401,
+  ACCOUNT_DISABLED: 401,
+  INSUFFICIENT_CREDITS: 402,
+  INSUFFICIENT_DATA: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  DEMO_LIMIT_REACHED: 429,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+/**
+ * A failure a caller is told about: created where the problem is found, rendered in
+ * one place. `message` is safe to show (it never holds a stack); `extra` adds fields
+ * beside code and message, such as `parameter` or `suggestions`.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError'
+  readonly status: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message)
+    this.status = ERROR_STATUS[code]
+  }
+
+  /** The `error` object of the envelope. */
+  toJSON(): Record<string, unknown> {
+    return { code: this.code, message: this.message, ...this.extra }
+  }
+}
+
+/** A missing or unacceptable request parameter, named in the error. */
+export function invalidParameter(parameter: string, message: string): ApiError {
+  return new ApiError('INVALID_PARAMETER', message, { parameter })
+}

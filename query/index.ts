@@ -1,0 +1,10 @@
+/**
+ * Embedding a snapshot: open it read-only and ask the five market questions with the
+ * same code the HTTP runtime runs.
+ */
+export { Snapshot, LIQUIDITY_NOTE } from './snapshot.js'
+export { ApiError, ERROR_STATUS, type ErrorCode } from './api-error.js'
+export type { MatchType, Resolution } from './name-resolver.js'
+export * from './answers.js'
+export * from './params.js'
+export type { Manifest, Quartiles, FactorEntry, RegionEntry } from '../format/schema.js'

@@ -1,0 +1,247 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import { open, type Database, type RootDatabase } from 'lmdb'
+import { viewColumns } from '../format/columns.js'
+import { priceFigures } from '../format/figures.js'
+import { monthLabel, monthOfLabel } from '../format/calendar.js'
+import {
+  ANSWERS_DB,
+  COLUMNS_DB,
+  CURRENT_LINK,
+  DETECTION_DELAY_DAYS,
+  META_DB,
+  MIN_LISTINGS,
+  SCHEMA_VERSION,
+  SNAPSHOT_FILE,
+  answerKey,
+  statKey,
+  type AnswerRecords,
+  type Manifest,
+  type NameIndex,
+  type Operation,
+  type PriceFigures,
+} from '../format/schema.js'
+import { FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
+import { ApiError } from './api-error.js'
+import type {
+  LiquidityData,
+  MarketData,
+  PriceHistoryData,
+  RegionalData,
+  TrendPoint,
+  ValuationData,
+  ValuationFactorsData,
+} from './answers.js'
+import { NameResolver, type Resolution } from './name-resolver.js'
+import type { PriceHistoryParams, ValuationParams, VehicleParams } from './params.js'
+
+export const LIQUIDITY_NOTE =
+  `estimated_days_on_market is the median span between first and last sighting of closed listings ` +
+  `(observed_listing_span) plus ${DETECTION_DELAY_DAYS} days, which compensate for the delay with which ` +
+  `a new listing is first detected.`
+
+/**
+ * A snapshot opened read-only: the embedding API and the code the HTTP runtime calls.
+ * Opening maps the LMDB file and reads only the manifest and the name index; every
+ * answer is one look-up of a precomputed record, except a valuation with a mileage
+ * window, which scans that one key's listings.
+ *
+ * @example
+ * const snapshot = Snapshot.open('snapshots')   // follows snapshots/current
+ * const { valuation } = snapshot.valuation({ make: 'VW', model: 'Golf', year: 2017,
+ *   fuel_type: null, gearbox: null, mileage: null })
+ * snapshot.close()
+ */
+export class Snapshot {
+  readonly manifest: Manifest
+  /** The snapshot's own folder. */
+  readonly dir: string
+  /** The latest production year a request may name: the as-of year + 1, as the build accepts. */
+  readonly maxYear: number
+  private readonly root: RootDatabase
+  private readonly answers: Database
+  private readonly columns: Database<Buffer>
+  private readonly names: NameResolver
+  // Reused by every mileage-filtered valuation: an 8-byte aligned copy of the key's
+  // columns and the prices kept, so the scan allocates nothing.
+  private columnBuffer = new Uint8Array(1 << 16)
+  private kept = new Float64Array(1 << 12)
+
+  private constructor(dir: string) {
+    this.dir = dir
+    this.root = open({ path: join(dir, SNAPSHOT_FILE), readOnly: true, maxDbs: 4 })
+    try {
+      const meta = this.root.openDB({ name: META_DB })
+      const manifest = meta.get('manifest') as Manifest | undefined
+      if (manifest === undefined) throw new Error(`${dir} holds no snapshot manifest`)
+      if (manifest.schema_version !== SCHEMA_VERSION) {
+        throw new Error(`${dir} has snapshot schema ${manifest.schema_version}; this code reads schema ${SCHEMA_VERSION}`)
+      }
+      this.manifest = manifest
+      this.maxYear = Number(manifest.as_of.slice(0, 4)) + 1
+      this.names = new NameResolver(meta.get('names') as NameIndex)
+      this.answers = this.root.openDB({ name: ANSWERS_DB })
+      this.columns = this.root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
+    } catch (error) {
+      void this.root.close()
+      throw error
+    }
+  }
+
+  /**
+   * Opens a snapshot folder, or the `current` snapshot of a snapshots folder.
+   * Throws when there is none or it was built for another schema.
+   */
+  static open(path: string): Snapshot {
+    const current = join(path, CURRENT_LINK)
+    const dir = existsSync(join(path, SNAPSHOT_FILE)) ? path : existsSync(current) ? realpathSync(current) : undefined
+    if (dir === undefined) throw new Error(`no snapshot at ${path} (build one with: carmarket build --input FILE)`)
+    return new Snapshot(dir)
+  }
+
+  close(): Promise<void> {
+    return this.root.close()
+  }
+
+  /** Resolves names as a request would (data contract, section 4). */
+  resolve(make: string, model: string): Resolution {
+    return this.names.resolve(make, model)
+  }
+
+  /** Average, median, p25 and p75 of prices, optionally narrowed by fuel, gearbox and a ±30% mileage window. */
+  valuation(params: ValuationParams): ValuationData {
+    const { resolution, record } = this.record(params, 'valuation')
+    const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
+    const gearbox = params.gearbox === null ? UNKNOWN : GEARBOXES.indexOf(params.gearbox)
+    let figures: PriceFigures | undefined
+    if (params.mileage !== null) {
+      figures = record.with_mileage < MIN_LISTINGS ? undefined : this.mileageFigures(resolution, params.year, params.mileage, fuel, gearbox)
+    } else if (fuel === UNKNOWN && gearbox === UNKNOWN) {
+      figures = record.all
+    } else {
+      figures = record.filtered.find(([f, g]) => f === fuel && g === gearbox)?.[2]
+    }
+    const sampleSize = figures?.sample_size ?? 0
+    if (figures === undefined || sampleSize < MIN_LISTINGS) throw insufficient(resolution, params.year, sampleSize, 'with these filters ')
+    return {
+      ...this.base(params, resolution),
+      currency: 'PLN',
+      filters: { fuel_type: params.fuel_type, gearbox: params.gearbox, mileage: params.mileage },
+      valuation: { average: figures.average, median: figures.median, p25: figures.p25, p75: figures.p75 },
+      sample_size: sampleSize,
+    }
+  }
+
+  /** Mean price per month of first sighting over the `months` months ending with the as-of month. */
+  priceHistory(params: PriceHistoryParams): PriceHistoryData {
+    const { resolution, record } = this.record(params, 'price-history')
+    const total = record.sample_size.length
+    const first = monthOfLabel(record.first_month)
+    const trend: TrendPoint[] = []
+    let listings = 0
+    for (let m = total - params.months; m < total; m++) {
+      const n = record.sample_size[m]!
+      if (n === 0) continue
+      listings += n
+      trend.push({
+        month: monthLabel(first + m),
+        avg_price: record.avg_price[m]!,
+        sample_size: n,
+      })
+    }
+    if (listings < MIN_LISTINGS) throw insufficient(resolution, params.year, listings, `first seen in the last ${params.months} months `)
+    return { ...this.base(params, resolution), currency: 'PLN', months_requested: params.months, trend }
+  }
+
+  /** Days on market estimated from the listing spans of closed listings. */
+  liquidity(params: VehicleParams): LiquidityData {
+    const { resolution, record } = this.record(params, 'liquidity')
+    if (record.sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.sample_size, 'closed ')
+    return { ...this.base(params, resolution), ...record, note: LIQUIDITY_NOTE }
+  }
+
+  /** Price differences of imported against domestic, automatic against manual, and each fuel against petrol. */
+  valuationFactors(params: VehicleParams): ValuationFactorsData {
+    const { resolution, record } = this.record(params, 'valuation-factors')
+    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size, '')
+    if (record.factors.length === 0) {
+      throw new ApiError(
+        'INSUFFICIENT_DATA',
+        `No attribute of ${describe(resolution, params.year)} has at least ${MIN_LISTINGS} listings on both sides of a comparison.`,
+        { sample_size: record.total_sample_size },
+      )
+    }
+    return { ...this.base(params, resolution), currency: 'PLN', ...record }
+  }
+
+  /** Mean price per voivodeship against the national mean. */
+  regional(params: VehicleParams): RegionalData {
+    const { resolution, record } = this.record(params, 'regional')
+    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size, 'with a known voivodeship ')
+    return { ...this.base(params, resolution), currency: 'PLN', ...record }
+  }
+
+  private base(params: VehicleParams, resolution: Resolution): MarketData {
+    return {
+      make: params.make,
+      model: params.model,
+      year: params.year,
+      matched: { makes: resolution.makes, models: resolution.models, match_type: resolution.matchType },
+    }
+  }
+
+  private record<O extends Operation>(params: VehicleParams, operation: O): { resolution: Resolution; record: AnswerRecords[O] } {
+    const resolution = this.names.resolve(params.make, params.model)
+    const record = this.answers.get(answerKey(resolution.target, params.year, operation)) as AnswerRecords[O] | undefined
+    if (record === undefined) {
+      const years = resolution.years
+      const range = years.length === 0 ? '' : ` (listings exist for ${years[0]}-${years[years.length - 1]})`
+      throw new ApiError('INSUFFICIENT_DATA', `No listings of ${describe(resolution)} from ${params.year}${range}.`, {
+        sample_size: 0,
+      })
+    }
+    return { resolution, record }
+  }
+
+  /**
+   * Valuation over the listings within ±30% of a mileage (0.7m <= mileage <= 1.3m,
+   * compared in integers so no rounding decides a border case). The key's columns are
+   * ascending by price, so the kept prices come out sorted.
+   */
+  private mileageFigures(resolution: Resolution, year: number, mileage: number, fuel: number, gearbox: number): PriceFigures | undefined {
+    const stored = this.columns.getBinaryFast(statKey(resolution.target, year))
+    if (stored === undefined) return undefined
+    if (this.columnBuffer.byteLength < stored.byteLength) this.columnBuffer = new Uint8Array(grownSize(stored.byteLength))
+    this.columnBuffer.set(stored)
+    const columns = viewColumns(this.columnBuffer)
+    if (this.kept.length < columns.count) this.kept = new Float64Array(grownSize(columns.count))
+    const low = 7 * mileage
+    const high = 13 * mileage
+    let n = 0
+    for (let i = 0; i < columns.count; i++) {
+      const m10 = 10 * columns.mileage[i]!
+      if (m10 < low || m10 > high) continue
+      if (fuel !== UNKNOWN && columns.fuel[i] !== fuel) continue
+      if (gearbox !== UNKNOWN && columns.gearbox[i] !== gearbox) continue
+      this.kept[n++] = columns.price[i]!
+    }
+    return n < MIN_LISTINGS ? { average: 0, median: 0, p25: 0, p75: 0, sample_size: n } : priceFigures(this.kept.subarray(0, n))
+  }
+}
+
+function grownSize(bytes: number): number {
+  return 2 ** Math.ceil(Math.log2(bytes))
+}
+
+function describe(resolution: Resolution, year?: number): string {
+  const name = `${resolution.makes[0]} ${resolution.target.name}`
+  return year === undefined ? name : `${name} ${year}`
+}
+
+function insufficient(resolution: Resolution, year: number, sampleSize: number, qualifier: string): ApiError {
+  return new ApiError(
+    'INSUFFICIENT_DATA',
+    `Only ${sampleSize} listings of ${describe(resolution, year)} ${qualifier}are in the data; at least ${MIN_LISTINGS} are needed.`,
+    { sample_size: sampleSize },
+  )
+}
