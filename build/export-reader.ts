@@ -20,6 +20,8 @@ export const COLUMNS = [
   'active',
 ] as const
 export type Column = (typeof COLUMNS)[number]
+/** Position of each column in COLUMNS: rows are read by these numbers, not by name. */
+export const COL = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as { readonly [C in Column]: number }
 export const REQUIRED_COLUMNS: readonly Column[] = [
   'listing_id',
   'make',
@@ -31,9 +33,16 @@ export const REQUIRED_COLUMNS: readonly Column[] = [
   'active',
 ]
 
-/** One data row, read by column: '' for a value that is absent or empty (after trimming). */
+/**
+ * One data row, read by column. `get` gives a value's raw text ('' when absent or
+ * empty, spaces and tabs trimmed): exact for ASCII, which numbers, dates and ids are,
+ * but a CSV's other characters are still its UTF-8 bytes one per character (see
+ * readExport). `text` turns raw text into the real string wherever it is interpreted.
+ */
 export interface RawRow {
-  get(column: Column): string
+  /** The raw text of a column given by its COL number. */
+  get(column: number): string
+  text(raw: string): string
 }
 
 export type ExportFormat = 'csv' | 'ndjson'
@@ -43,31 +52,50 @@ export type ExportFormat = 'csv' | 'ndjson'
  * `onRow` once per data row: with the row, or with `undefined` for a row that is not a
  * row at all (wrong number of CSV fields, an NDJSON line that is no JSON object).
  * Returns the format found. Memory stays bounded by one chunk plus one record.
+ *
+ * A CSV is read as latin1, one character per byte: that costs no decoding and keeps
+ * every structural character (comma, quote, line break) where UTF-8 has it, since
+ * UTF-8 never uses those bytes inside a multi-byte character. Values are decoded as
+ * UTF-8 only where they are interpreted, once per distinct value.
  */
 export async function readExport(
   bytes: AsyncIterable<Buffer>,
   onRow: (row: RawRow | undefined) => void,
 ): Promise<ExportFormat | undefined> {
-  const decoder = new StringDecoder('utf8')
-  let parser: { push(text: string): void; end(): void } | undefined
+  let parser: { push(chunk: Buffer): void; end(): void } | undefined
   let format: ExportFormat | undefined
+  let head = Buffer.alloc(0)
   for await (const chunk of bytes) {
-    let text = decoder.write(chunk)
-    if (parser === undefined) {
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-      const first = text.trimStart()
-      if (first.length === 0) continue
-      format = first.startsWith('{') ? 'ndjson' : 'csv'
-      parser = format === 'csv' ? csvRows(onRow) : ndjsonRows(onRow)
+    if (parser !== undefined) {
+      parser.push(chunk)
+      continue
     }
-    parser.push(text)
+    head = Buffer.concat([head, chunk])
+    const start = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0
+    let first = start
+    while (first < head.length && (head[first] === 0x20 || head[first] === 0x09 || head[first] === 0x0a || head[first] === 0x0d)) first++
+    if (first === head.length) continue
+    format = head[first] === 0x7b ? 'ndjson' : 'csv'
+    parser = format === 'csv' ? csvRows(onRow) : ndjsonRows(onRow)
+    parser.push(head.subarray(start))
   }
-  const rest = decoder.end()
-  if (parser !== undefined) {
-    if (rest.length > 0) parser.push(rest)
-    parser.end()
-  }
+  parser?.end()
   return format
+}
+
+/** Trims spaces and tabs only: a latin1-read value may end in 0xA0, the last byte of a UTF-8 `Š`. */
+function trimBlanks(s: string): string {
+  let start = 0
+  let end = s.length
+  while (start < end && (s.charCodeAt(start) === 0x20 || s.charCodeAt(start) === 0x09)) start++
+  while (end > start && (s.charCodeAt(end - 1) === 0x20 || s.charCodeAt(end - 1) === 0x09)) end--
+  return start === 0 && end === s.length ? s : s.slice(start, end)
+}
+
+const NON_ASCII = /[\u0080-\u00ff]/
+/** The real string of latin1-read UTF-8 bytes. */
+function utf8(raw: string): string {
+  return NON_ASCII.test(raw) ? Buffer.from(raw, 'latin1').toString('utf8') : raw
 }
 
 function csvRows(onRow: (row: RawRow | undefined) => void) {
@@ -76,31 +104,33 @@ function csvRows(onRow: (row: RawRow | undefined) => void) {
   let fields: readonly string[] = []
   const row: RawRow = {
     get(column) {
-      const at = index![COLUMN_NUMBER[column]]!
-      return at < 0 ? '' : fields[at]!.trim()
+      const at = index![column]!
+      return at < 0 ? '' : trimBlanks(fields[at]!)
     },
+    text: utf8,
   }
-  return new CsvTokenizer((values, count, malformed) => {
+  const tokenizer = new CsvTokenizer((values, count, malformed) => {
     if (index === undefined) {
-      index = headerIndex(values.slice(0, count))
+      index = headerIndex(values.slice(0, count).map(utf8))
       width = count
+      tokenizer.readOnly(Array.from({ length: count }, (_, at) => index!.includes(at)))
       return
     }
     if (malformed || count !== width) return onRow(undefined)
     fields = values
     onRow(row)
   })
+  return tokenizer
 }
 
-const COLUMN_NUMBER = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as Record<Column, number>
 
 function headerIndex(header: readonly string[]): Int16Array {
   const index = new Int16Array(COLUMNS.length).fill(-1)
   header.forEach((name, at) => {
-    const column = COLUMN_NUMBER[name.trim().toLowerCase() as Column]
+    const column = COL[name.trim().toLowerCase() as Column]
     if (column !== undefined && index[column] === -1) index[column] = at
   })
-  const missing = REQUIRED_COLUMNS.filter((c) => index[COLUMN_NUMBER[c]] === -1)
+  const missing = REQUIRED_COLUMNS.filter((c) => index[COL[c]] === -1)
   if (missing.length > 0) {
     throw new BuildError(
       `not a listings export: the CSV header has no column ${missing.join(', ')} (found: ${header
@@ -113,12 +143,14 @@ function headerIndex(header: readonly string[]): Int16Array {
 }
 
 function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
+  const decoder = new StringDecoder('utf8')
   let carry = ''
   let object: Record<string, unknown> = {}
   const row: RawRow = {
     get(column) {
-      return textOf(object[column])
+      return textOf(object[COLUMNS[column]!])
     },
+    text: (raw) => raw,
   }
   const line = (text: string) => {
     if (text.trim().length === 0) return
@@ -133,7 +165,8 @@ function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
     onRow(row)
   }
   return {
-    push(text: string) {
+    push(chunk: Buffer) {
+      const text = decoder.write(chunk)
       let from = 0
       let s = text
       if (carry.length > 0) {
@@ -148,7 +181,7 @@ function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
       if (carry.length > MAX_RECORD_CHARS) throw new BuildError(`an NDJSON line is longer than ${MAX_RECORD_CHARS} characters`)
     },
     end() {
-      line(carry)
+      line(carry + decoder.end())
       carry = ''
     },
   }

@@ -1,14 +1,17 @@
+import { IdIndex } from './id-index.js'
 import type { ParsedListing } from './validate.js'
 
 /**
  * The validated rows of an export, held column by column in typed arrays (about 40
  * bytes a row plus its id), so 1.4 million rows stay far under the memory a row object
  * each would take. Make and model spellings are interned: a row stores numbers.
+ * Values arrive as the reader's raw text; `text` turns a spelling into a real string
+ * once, when it is first seen.
  */
 export class ListingStore {
   length = 0
   private capacity = 0
-  readonly ids: string[] = []
+  readonly ids = new IdIndex()
   makeSpelling = new Uint32Array(0)
   modelSpelling = new Uint32Array(0)
   year = new Uint16Array(0)
@@ -30,13 +33,13 @@ export class ListingStore {
   private readonly makeIds = new Map<string, number>()
   private readonly modelIds = new Map<number, Map<string, number>>()
 
-  add(listing: ParsedListing): void {
+  add(listing: ParsedListing, text: (raw: string) => string): void {
     if (this.length === this.capacity) this.grow()
     const i = this.length++
-    this.ids.push(listing.listingId)
-    const make = this.makeId(listing.make)
+    this.ids.add(listing.listingId)
+    const make = this.makeId(listing.make, text)
     this.makeSpelling[i] = make
-    this.modelSpelling[i] = this.modelId(make, listing.model)
+    this.modelSpelling[i] = this.modelId(make, listing.model, text)
     this.year[i] = listing.year
     this.price[i] = listing.price
     this.mileage[i] = listing.mileage
@@ -49,23 +52,23 @@ export class ListingStore {
     this.lastSeen[i] = listing.lastSeen
   }
 
-  private makeId(spelling: string): number {
-    let id = this.makeIds.get(spelling)
+  private makeId(raw: string, text: (raw: string) => string): number {
+    let id = this.makeIds.get(raw)
     if (id === undefined) {
-      id = this.makeSpellings.push(spelling) - 1
-      this.makeIds.set(spelling, id)
+      id = this.makeSpellings.push(text(raw)) - 1
+      this.makeIds.set(raw, id)
       this.modelIds.set(id, new Map())
     }
     return id
   }
 
-  private modelId(make: number, spelling: string): number {
+  private modelId(make: number, raw: string, text: (raw: string) => string): number {
     const ids = this.modelIds.get(make)!
-    let id = ids.get(spelling)
+    let id = ids.get(raw)
     if (id === undefined) {
-      id = this.modelSpellings.push(spelling) - 1
+      id = this.modelSpellings.push(text(raw)) - 1
       this.modelSpellingMake.push(make)
-      ids.set(spelling, id)
+      ids.set(raw, id)
     }
     return id
   }
@@ -131,23 +134,18 @@ export function settleAsOf(
  * and on a tie the later row in the file. Marks the others DUPLICATE; returns how many.
  */
 export function dropDuplicates(store: ListingStore, state: Uint8Array): number {
-  const winner = new Map<string, number>()
   let count = 0
-  for (let i = 0; i < store.length; i++) {
-    if (state[i] !== KEPT) continue
-    const id = store.ids[i]!
-    const previous = winner.get(id)
-    if (previous === undefined) {
-      winner.set(id, i)
-      continue
-    }
-    count++
-    if (store.lastSeen[i]! >= store.lastSeen[previous]!) {
-      state[previous] = DUPLICATE
-      winner.set(id, i)
-    } else {
-      state[i] = DUPLICATE
-    }
-  }
+  store.ids.forEachRepeat(
+    (row) => state[row] === KEPT,
+    (earlier, later) => {
+      count++
+      if (store.lastSeen[later]! >= store.lastSeen[earlier]!) {
+        state[earlier] = DUPLICATE
+        return later
+      }
+      state[later] = DUPLICATE
+      return earlier
+    },
+  )
   return count
 }

@@ -12,7 +12,7 @@ import { mapNames, nameIndex } from './name-mapping.js'
 import { newBuildId, prune, publish, stagingDir, withBuildLock } from './publish.js'
 import { openSource } from './source.js'
 import { StatisticsBuilder, type KeyStatistics } from './statistics.js'
-import { dayNumber, emptyListing, validateRow, type RejectionReason } from './validate.js'
+import { RowValidator, dayNumber, emptyListing, type RejectionReason } from './validate.js'
 import { verifySnapshot, writeSnapshot } from './snapshot-writer.js'
 
 export interface BuildOptions {
@@ -89,16 +89,19 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       if (count > 0) rejected[reason] = (rejected[reason] ?? 0) + count
     }
     const conversions: Record<string, number> = {}
-    const rules = { fx: options.fx ?? new Map<string, number>(), maxYear: givenAsOf === undefined ? undefined : yearOfDay(givenAsOf) + 1 }
+    const validator = new RowValidator({
+      fx: options.fx ?? new Map<string, number>(),
+      maxYear: givenAsOf === undefined ? undefined : yearOfDay(givenAsOf) + 1,
+    })
     const parsed = emptyListing()
     let rowsRead = 0
     const format = await readExport(source.bytes, (row) => {
       rowsRead++
       if ((rowsRead & 0x3fff) === 0) progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes })
-      const reason = row === undefined ? 'malformed_row' : validateRow(row, rules, parsed)
+      const reason = row === undefined ? 'malformed_row' : validator.validate(row, parsed)
       if (reason !== undefined) return reject(reason)
       if (parsed.convertedFrom !== '') conversions[parsed.convertedFrom] = (conversions[parsed.convertedFrom] ?? 0) + 1
-      store.add(parsed)
+      store.add(parsed, row!.text)
     })
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
     if (format === undefined || rowsRead === 0) throw new BuildError(`the export ${source.description} holds no rows`)

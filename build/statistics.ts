@@ -33,10 +33,14 @@ const collator = new Intl.Collator('pl')
  */
 export class StatisticsBuilder {
   private readonly firstMonth: number
-  private readonly order: Uint32Array
+  private readonly numbers: Float64Array
+  private readonly codes: Uint8Array
   private readonly starts: Uint32Array
   private readonly span: number
   private readonly minYear: number
+  private readonly firstDay: number
+  private readonly months: Int32Array
+  private readonly scratch = new Scratch()
 
   constructor(
     private readonly store: ListingStore,
@@ -54,16 +58,37 @@ export class StatisticsBuilder {
       if (year > maxYear) maxYear = year
     }
     this.minYear = minYear === Infinity ? 0 : minYear
+    // Month of each day from HISTORY_MONTHS + 1 months before the as-of date on: older
+    // first sightings fall outside every window and take the slow path.
+    this.firstDay = asOf - (HISTORY_MONTHS + 1) * 31
+    this.months = Int32Array.from({ length: asOf - this.firstDay + 1 }, (_, d) => monthOfDay(this.firstDay + d))
     this.span = maxYear === -Infinity ? 1 : maxYear - minYear + 1
-    // Counting sort of the kept rows by (model, year): each key's rows end up contiguous.
+    // Counting sort of the kept rows by (model, year), scattered into two interleaved
+    // arrays: each key's rows then lie together and are read front to back, instead of
+    // costing a cache miss per column per row all over a million-row store.
     const keys = models * this.span
     const starts = new Uint32Array(keys + 1)
     for (let i = 0; i < store.length; i++) if (model[i]! >= 0) starts[this.keyOf(i) + 1]!++
     for (let k = 0; k < keys; k++) starts[k + 1]! += starts[k]!
     const next = starts.slice(0, keys)
-    const order = new Uint32Array(starts[keys]!)
-    for (let i = 0; i < store.length; i++) if (model[i]! >= 0) order[next[this.keyOf(i)]!++] = i
-    this.order = order
+    const numbers = new Float64Array(starts[keys]! * NUMBERS)
+    const codes = new Uint8Array(starts[keys]! * CODES)
+    const { price, mileage, firstSeen, lastSeen, fuel, gearbox, imported, voivodeship, active } = store
+    for (let i = 0; i < store.length; i++) {
+      if (model[i]! < 0) continue
+      const at = next[this.keyOf(i)]!++
+      numbers[at * NUMBERS + PRICE] = price[i]!
+      numbers[at * NUMBERS + MILEAGE] = mileage[i]!
+      numbers[at * NUMBERS + FIRST_SEEN] = firstSeen[i]!
+      numbers[at * NUMBERS + LAST_SEEN] = lastSeen[i]!
+      codes[at * CODES + FUEL] = fuel[i]!
+      codes[at * CODES + GEARBOX] = gearbox[i]!
+      codes[at * CODES + IMPORTED] = imported[i]!
+      codes[at * CODES + VOIVODESHIP] = voivodeship[i]!
+      codes[at * CODES + ACTIVE] = active[i]!
+    }
+    this.numbers = numbers
+    this.codes = codes
     this.starts = starts
   }
 
@@ -81,210 +106,302 @@ export class StatisticsBuilder {
     return years
   }
 
-  /** The rows of some models in one year. */
-  private rowsOf(models: readonly number[], year: number): Uint32Array {
-    const y = year - this.minYear
-    let total = 0
-    for (const m of models) total += this.starts[m * this.span + y + 1]! - this.starts[m * this.span + y]!
-    const rows = new Uint32Array(total)
-    let at = 0
-    for (const m of models) {
-      const k = m * this.span + y
-      rows.set(this.order.subarray(this.starts[k]!, this.starts[k + 1]!), at)
-      at += this.starts[k + 1]! - this.starts[k]!
-    }
-    return rows
-  }
-
   /** Statistics of a target (a model, or a family pooling several) in one year. */
   key(target: Target, models: readonly number[], year: number): KeyStatistics {
-    const store = this.store
-    const rows = this.rowsOf(models, year)
-    const price = store.price
-    rows.sort((a, b) => price[a]! - price[b]!)
-    const n = rows.length
-    const prices = new Float64Array(n)
-    for (let i = 0; i < n; i++) prices[i] = price[rows[i]!]!
-
-    const { filtered, columns, withMileage } = this.valuationFilters(rows)
+    const { numbers, codes, starts } = this
+    const y = year - this.minYear
+    let n = 0
+    for (const m of models) n += starts[m * this.span + y + 1]! - starts[m * this.span + y]!
+    const local = this.scratch.forKey(n)
+    const sums = local.sums
+    let i = 0
+    let closed = 0
+    let withMileage = 0
+    // One pass gathers the key's own columns and every sum and count the five records need.
+    for (const m of models) {
+      const k = m * this.span + y
+      for (let r = starts[k]!; r < starts[k + 1]!; r++, i++) {
+        const p = numbers[r * NUMBERS + PRICE]!
+        const mileage = numbers[r * NUMBERS + MILEAGE]!
+        const firstSeen = numbers[r * NUMBERS + FIRST_SEEN]!
+        const f = codes[r * CODES + FUEL]!
+        const g = codes[r * CODES + GEARBOX]!
+        local.price[i] = p
+        local.fuel[i] = f
+        local.gearbox[i] = g
+        local.mileage[i] = mileage
+        if (f !== UNKNOWN) {
+          sums.add(sums.fuel, f, p)
+          sums.combo(f, UNKNOWN)
+        }
+        if (g !== UNKNOWN) {
+          sums.add(sums.gearbox, g, p)
+          sums.combo(UNKNOWN, g)
+        }
+        if (f !== UNKNOWN && g !== UNKNOWN) sums.combo(f, g)
+        const imported = codes[r * CODES + IMPORTED]!
+        if (imported !== UNKNOWN) sums.add(sums.imported, imported, p)
+        const voivodeship = codes[r * CODES + VOIVODESHIP]!
+        if (voivodeship !== UNKNOWN) sums.add(sums.region, voivodeship, p)
+        const month = this.monthOfDay(firstSeen) - this.firstMonth
+        if (month >= 0 && month < HISTORY_MONTHS) sums.add(sums.month, month, p)
+        if (codes[r * CODES + ACTIVE] === 0) local.spans[closed++] = numbers[r * NUMBERS + LAST_SEEN]! - firstSeen
+        if (mileage >= 0) withMileage++
+      }
+    }
+    const byPrice = local.orderByPrice(n)
+    const { all, filtered, columns } = valuationFigures(local, byPrice, withMileage)
     return {
       target,
       year,
       columns,
       records: {
-        valuation: { all: priceFigures(prices), filtered, with_mileage: withMileage },
-        'price-history': this.history(rows),
-        liquidity: this.liquidity(rows),
-        'valuation-factors': this.factors(rows),
-        regional: this.regional(rows),
+        valuation: { all, filtered, with_mileage: withMileage },
+        'price-history': {
+          first_month: monthLabel(this.firstMonth),
+          avg_price: Array.from(sums.month.counts, (c, m) => (c === 0 ? 0 : roundHalfAway(sums.month.sums[m]! / c))),
+          sample_size: Array.from(sums.month.counts),
+        },
+        liquidity: liquidity(local.spans.subarray(0, closed), n),
+        'valuation-factors': factors(sums, n),
+        regional: regional(sums),
       },
     }
   }
 
-  /**
-   * Figures for every fuel/gearbox filter with enough listings (so those answers are a
-   * look-up) and the packed columns a mileage window is computed from.
-   * `rows` are ascending by price, so every gathered price list is sorted already.
-   */
-  private valuationFilters(rows: Uint32Array) {
-    const { fuel, gearbox, mileage, price } = this.store
-    const FUELS = FUEL_TYPES.length + 1 // the last slot is "any"
-    const GEARS = GEARBOXES.length + 1
-    const slot = (f: number, g: number) => (f === UNKNOWN ? FUELS - 1 : f) * GEARS + (g === UNKNOWN ? GEARS - 1 : g)
-    const counts = new Uint32Array(FUELS * GEARS)
-    let withMileage = 0
-    for (const r of rows) {
-      const f = fuel[r]!
-      const g = gearbox[r]!
-      if (f !== UNKNOWN) counts[slot(f, UNKNOWN)]!++
-      if (g !== UNKNOWN) counts[slot(UNKNOWN, g)]!++
-      if (f !== UNKNOWN && g !== UNKNOWN) counts[slot(f, g)]!++
-      if (mileage[r]! >= 0) withMileage++
-    }
-    const filtered: [number, number, PriceFigures][] = []
-    for (let f = 0; f < FUELS; f++) {
-      for (let g = 0; g < GEARS; g++) {
-        const fuelCode = f === FUELS - 1 ? UNKNOWN : f
-        const gearCode = g === GEARS - 1 ? UNKNOWN : g
-        if (fuelCode === UNKNOWN && gearCode === UNKNOWN) continue
-        const count = counts[slot(fuelCode, gearCode)]!
-        if (count < MIN_LISTINGS) continue
-        const prices = new Float64Array(count)
-        let at = 0
-        for (const r of rows) {
-          if ((fuelCode === UNKNOWN || fuel[r] === fuelCode) && (gearCode === UNKNOWN || gearbox[r] === gearCode)) {
-            prices[at++] = price[r]!
-          }
-        }
-        filtered.push([fuelCode, gearCode, priceFigures(prices)])
-      }
-    }
-    let columns: Uint8Array | undefined
-    if (withMileage >= MIN_LISTINGS) {
-      const packed = allocateColumns(withMileage)
-      let at = 0
-      for (const r of rows) {
-        if (mileage[r]! < 0) continue
-        packed.columns.price[at] = price[r]!
-        packed.columns.mileage[at] = mileage[r]!
-        packed.columns.fuel[at] = fuel[r]!
-        packed.columns.gearbox[at] = gearbox[r]!
-        at++
-      }
-      columns = packed.bytes
-    }
-    return { filtered, columns, withMileage }
+  /** Month number of a day, from a table over the export's days (a Date per row costs more than the rest). */
+  private monthOfDay(day: number): number {
+    const at = day - this.firstDay
+    return at >= 0 && at < this.months.length ? this.months[at]! : monthOfDay(day)
   }
 
-  /** Mean price per month of first_seen over the HISTORY_MONTHS months ending with the as-of month. */
-  private history(rows: Uint32Array): PriceHistoryRecord {
-    const sums = new Float64Array(HISTORY_MONTHS)
-    const counts = new Array<number>(HISTORY_MONTHS).fill(0)
-    for (const r of rows) {
-      const m = monthOfDay(this.store.firstSeen[r]!) - this.firstMonth
-      if (m < 0 || m >= HISTORY_MONTHS) continue
-      sums[m]! += this.store.price[r]!
-      counts[m]!++
+}
+
+// The interleaved layout of StatisticsBuilder's key-ordered rows.
+const NUMBERS = 4
+const PRICE = 0
+const MILEAGE = 1
+const FIRST_SEEN = 2
+const LAST_SEEN = 3
+const CODES = 5
+const FUEL = 0
+const GEARBOX = 1
+const IMPORTED = 2
+const VOIVODESHIP = 3
+const ACTIVE = 4
+
+const FUELS = FUEL_TYPES.length + 1 // the last slot stands for "any fuel"
+const GEARS = GEARBOXES.length + 1
+const COMBOS = FUELS * GEARS
+const comboSlot = (f: number, g: number) => (f === UNKNOWN ? FUELS - 1 : f) * GEARS + (g === UNKNOWN ? GEARS - 1 : g)
+const comboFuel = (c: number) => (Math.floor(c / GEARS) === FUELS - 1 ? UNKNOWN : Math.floor(c / GEARS))
+const comboGearbox = (c: number) => (c % GEARS === GEARS - 1 ? UNKNOWN : c % GEARS)
+
+/**
+ * Working memory for one key at a time, reused across keys so that computing ten
+ * thousand keys does not allocate a quarter of a million typed arrays.
+ */
+class Scratch {
+  price = new Float64Array(0)
+  fuel = new Uint8Array(0)
+  gearbox = new Uint8Array(0)
+  mileage = new Int32Array(0)
+  spans = new Float64Array(0)
+  private sorted = new Float64Array(0)
+  private placed = new Uint32Array(0)
+  private byPrice = new Uint32Array(0)
+  /** Room for the price lists of every fuel/gearbox filter (each listing is in at most three). */
+  lists = new Float64Array(0)
+  readonly sums = new Sums()
+
+  forKey(n: number): this {
+    if (this.price.length < n) {
+      const size = Math.max(n, this.price.length * 2)
+      this.price = new Float64Array(size)
+      this.fuel = new Uint8Array(size)
+      this.gearbox = new Uint8Array(size)
+      this.mileage = new Int32Array(size)
+      this.spans = new Float64Array(size)
+      this.sorted = new Float64Array(size)
+      this.placed = new Uint32Array(size)
+      this.byPrice = new Uint32Array(size)
+      this.lists = new Float64Array(size * 4)
     }
-    return {
-      first_month: monthLabel(this.firstMonth),
-      avg_price: counts.map((c, m) => (c === 0 ? 0 : roundHalfAway(sums[m]! / c))),
-      sample_size: counts,
-    }
+    this.sums.clear()
+    return this
   }
 
   /**
-   * Median days between first and last sighting of closed listings. The 13 days added
-   * for the estimate compensate for the delay with which a new listing is first detected.
+   * The key's listings in ascending price order, equal prices in row order. A sort with
+   * a comparator calls back into JavaScript n log n times; this sorts the prices
+   * natively and places each listing by binary search instead.
    */
-  private liquidity(rows: Uint32Array) {
-    const { active, firstSeen, lastSeen } = this.store
-    let closed = 0
-    for (const r of rows) if (active[r] === 0) closed++
-    const spans = new Float64Array(closed)
-    let at = 0
-    for (const r of rows) if (active[r] === 0) spans[at++] = lastSeen[r]! - firstSeen[r]!
-    spans.sort()
-    const span = closed === 0 ? 0 : roundHalfAway(percentile(spans, 0.5))
-    return {
-      estimated_days_on_market: span + DETECTION_DELAY_DAYS,
-      observed_listing_span: span,
-      active_listings: rows.length - closed,
-      sample_size: closed,
+  orderByPrice(n: number): Uint32Array {
+    const sorted = this.sorted.subarray(0, n)
+    sorted.set(this.price.subarray(0, n))
+    sorted.sort()
+    const placed = this.placed.subarray(0, n).fill(0)
+    const order = this.byPrice.subarray(0, n)
+    for (let i = 0; i < n; i++) {
+      const p = this.price[i]!
+      let low = 0
+      let high = n
+      while (low < high) {
+        const mid = (low + high) >>> 1
+        if (sorted[mid]! < p) low = mid + 1
+        else high = mid
+      }
+      order[low + placed[low]!++] = i
+    }
+    return order
+  }
+}
+
+/**
+ * The key's figures, those of every fuel/gearbox filter with enough listings (so those
+ * answers are a look-up) and the packed columns a mileage window is computed from.
+ * Walking the key in price order makes every gathered price list sorted already.
+ */
+function valuationFigures(local: Scratch, byPrice: Uint32Array, withMileage: number) {
+  const counts = local.sums.combos
+  // Each filter's prices get a stretch of local.lists: [start, start + count); the
+  // whole key's prices come first.
+  const n = byPrice.length
+  const start = new Int32Array(COMBOS).fill(-1)
+  let offset = n
+  for (let c = 0; c < COMBOS; c++) {
+    if (counts[c]! < MIN_LISTINGS) continue
+    start[c] = offset
+    offset += counts[c]!
+  }
+  const fill = start.slice()
+  const lists = local.lists
+  const packed = withMileage >= MIN_LISTINGS ? allocateColumns(withMileage) : undefined
+  let at = 0
+  for (let k = 0; k < n; k++) {
+    const i = byPrice[k]!
+    const f = local.fuel[i]!
+    const g = local.gearbox[i]!
+    const p = local.price[i]!
+    lists[k] = p
+    if (f !== UNKNOWN) push(lists, fill, comboSlot(f, UNKNOWN), p)
+    if (g !== UNKNOWN) push(lists, fill, comboSlot(UNKNOWN, g), p)
+    if (f !== UNKNOWN && g !== UNKNOWN) push(lists, fill, comboSlot(f, g), p)
+    if (packed !== undefined && local.mileage[i]! >= 0) {
+      packed.columns.price[at] = p
+      packed.columns.mileage[at] = local.mileage[i]!
+      packed.columns.fuel[at] = f
+      packed.columns.gearbox[at] = g
+      at++
     }
   }
+  const filtered: [number, number, PriceFigures][] = []
+  for (let c = 0; c < COMBOS; c++) {
+    if (start[c]! >= 0) filtered.push([comboFuel(c), comboGearbox(c), priceFigures(lists.subarray(start[c]!, fill[c]!))])
+  }
+  return { all: priceFigures(lists.subarray(0, n)), filtered, columns: packed?.bytes }
+}
 
-  /** Mean price of each value of a coded attribute (sum and count per code). */
-  private meansBy(rows: Uint32Array, codes: Uint8Array, size: number) {
-    const sums = new Float64Array(size)
-    const counts = new Uint32Array(size)
-    for (const r of rows) {
-      const c = codes[r]!
-      if (c === UNKNOWN) continue
-      sums[c]! += this.store.price[r]!
-      counts[c]!++
-    }
-    return { sums, counts }
+function push(lists: Float64Array, fill: Int32Array, slot: number, p: number): void {
+  if (fill[slot]! >= 0) lists[fill[slot]!++] = p
+}
+
+interface SumsBy {
+  readonly sums: Float64Array
+  readonly counts: Uint32Array
+}
+const sumsBy = (size: number): SumsBy => ({ sums: new Float64Array(size), counts: new Uint32Array(size) })
+
+/** Price sums and counts of one key by each attribute, and listing counts per fuel/gearbox filter. */
+class Sums {
+  readonly fuel = sumsBy(FUEL_TYPES.length)
+  readonly gearbox = sumsBy(GEARBOXES.length)
+  readonly imported = sumsBy(2)
+  readonly region = sumsBy(VOIVODESHIPS.length)
+  readonly month = sumsBy(HISTORY_MONTHS)
+  readonly combos = new Uint32Array(COMBOS)
+
+  add(by: SumsBy, code: number, price: number): void {
+    by.sums[code]! += price
+    by.counts[code]!++
   }
 
-  private factors(rows: Uint32Array) {
-    const side = (label: string, sum: number, count: number) => ({ label, mean: sum / count, count })
-    const entry = (
-      dimension: FactorEntry['dimension'],
-      base: ReturnType<typeof side>,
-      comparison: ReturnType<typeof side>,
-    ): FactorEntry | undefined =>
-      base.count < MIN_LISTINGS || comparison.count < MIN_LISTINGS
-        ? undefined
-        : {
-            dimension,
-            baseline: factorSide(base.label, base.mean, base.count),
-            comparison: factorSide(comparison.label, comparison.mean, comparison.count),
-            price_diff_percent: percentDiff(comparison.mean, base.mean),
-          }
-
-    const imported = this.meansBy(rows, this.store.imported, 2)
-    const gearbox = this.meansBy(rows, this.store.gearbox, GEARBOXES.length)
-    const fuel = this.meansBy(rows, this.store.fuel, FUEL_TYPES.length)
-    const fuelEntries: FactorEntry[] = []
-    const petrol = side(FUEL_TYPES[0], fuel.sums[0]!, fuel.counts[0]!)
-    for (let f = 1; f < FUEL_TYPES.length; f++) {
-      const e = entry('fuel_type', petrol, side(FUEL_TYPES[f]!, fuel.sums[f]!, fuel.counts[f]!))
-      if (e !== undefined) fuelEntries.push(e)
-    }
-    // Stable sort: equal sample sizes keep the table's fuel order.
-    fuelEntries.sort((a, b) => b.comparison.sample_size - a.comparison.sample_size)
-    const factors = [
-      entry('import_status', side('Krajowy', imported.sums[0]!, imported.counts[0]!), side('Sprowadzony', imported.sums[1]!, imported.counts[1]!)),
-      entry('gearbox', side(GEARBOXES[0], gearbox.sums[0]!, gearbox.counts[0]!), side(GEARBOXES[1], gearbox.sums[1]!, gearbox.counts[1]!)),
-      ...fuelEntries,
-    ].filter((e): e is FactorEntry => e !== undefined)
-    return { total_sample_size: rows.length, factors }
+  combo(f: number, g: number): void {
+    this.combos[comboSlot(f, g)]!++
   }
 
-  private regional(rows: Uint32Array) {
-    const { sums, counts } = this.meansBy(rows, this.store.voivodeship, VOIVODESHIPS.length)
-    let total = 0
-    let sum = 0
-    for (let v = 0; v < VOIVODESHIPS.length; v++) {
-      total += counts[v]!
-      sum += sums[v]!
+  clear(): void {
+    for (const by of [this.fuel, this.gearbox, this.imported, this.region, this.month]) {
+      by.sums.fill(0)
+      by.counts.fill(0)
     }
-    const national = total === 0 ? 0 : sum / total
-    const regions: RegionEntry[] = []
-    for (let v = 0; v < VOIVODESHIPS.length; v++) {
-      if (counts[v] === 0) continue
-      const mean = sums[v]! / counts[v]!
-      regions.push({
-        region: VOIVODESHIPS[v]!,
-        avg_price: roundHalfAway(mean),
-        sample_size: counts[v]!,
-        vs_national_pct: percentDiff(mean, national),
-      })
-    }
-    regions.sort((a, b) => b.sample_size - a.sample_size || collator.compare(a.region, b.region))
-    return { national_average: roundHalfAway(national), total_sample_size: total, regions }
+    this.combos.fill(0)
   }
+}
+
+/**
+ * Median days between first and last sighting of closed listings. The 13 days added
+ * for the estimate compensate for the delay with which a new listing is first detected.
+ */
+function liquidity(spans: Float64Array, listings: number) {
+  spans.sort()
+  const span = spans.length === 0 ? 0 : roundHalfAway(percentile(spans, 0.5))
+  return {
+    estimated_days_on_market: span + DETECTION_DELAY_DAYS,
+    observed_listing_span: span,
+    active_listings: listings - spans.length,
+    sample_size: spans.length,
+  }
+}
+
+/** One baseline/comparison entry, when both sides have enough listings. */
+function factor(dimension: FactorEntry['dimension'], by: SumsBy, base: number, baseLabel: string, other: number, otherLabel: string) {
+  const baseCount = by.counts[base]!
+  const otherCount = by.counts[other]!
+  if (baseCount < MIN_LISTINGS || otherCount < MIN_LISTINGS) return undefined
+  const baseMean = by.sums[base]! / baseCount
+  const otherMean = by.sums[other]! / otherCount
+  return {
+    dimension,
+    baseline: factorSide(baseLabel, baseMean, baseCount),
+    comparison: factorSide(otherLabel, otherMean, otherCount),
+    price_diff_percent: percentDiff(otherMean, baseMean),
+  }
+}
+
+function factors(sums: Sums, listings: number) {
+  const fuelEntries: FactorEntry[] = []
+  for (let f = 1; f < FUEL_TYPES.length; f++) {
+    const e = factor('fuel_type', sums.fuel, 0, FUEL_TYPES[0], f, FUEL_TYPES[f]!)
+    if (e !== undefined) fuelEntries.push(e)
+  }
+  // Stable sort: equal sample sizes keep the table's fuel order.
+  fuelEntries.sort((a, b) => b.comparison.sample_size - a.comparison.sample_size)
+  const entries = [
+    factor('import_status', sums.imported, 0, 'Krajowy', 1, 'Sprowadzony'),
+    factor('gearbox', sums.gearbox, 0, GEARBOXES[0], 1, GEARBOXES[1]),
+    ...fuelEntries,
+  ]
+  return { total_sample_size: listings, factors: entries.filter((e): e is FactorEntry => e !== undefined) }
+}
+
+function regional(sums: Sums) {
+  const { sums: total, counts } = sums.region
+  let count = 0
+  let sum = 0
+  for (let v = 0; v < VOIVODESHIPS.length; v++) {
+    count += counts[v]!
+    sum += total[v]!
+  }
+  const national = count === 0 ? 0 : sum / count
+  const regions: RegionEntry[] = []
+  for (let v = 0; v < VOIVODESHIPS.length; v++) {
+    if (counts[v] === 0) continue
+    const mean = total[v]! / counts[v]!
+    regions.push({ region: VOIVODESHIPS[v]!, avg_price: roundHalfAway(mean), sample_size: counts[v]!, vs_national_pct: percentDiff(mean, national) })
+  }
+  regions.sort((a, b) => b.sample_size - a.sample_size || collator.compare(a.region, b.region))
+  return { national_average: roundHalfAway(national), total_sample_size: count, regions }
 }
 
 function factorSide(label: string, mean: number, count: number): FactorSide {

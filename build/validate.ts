@@ -1,6 +1,7 @@
-import { DAY_MS } from '../format/calendar.js'
+import { DAY_MS, dayOf } from '../format/calendar.js'
+import { memoize } from './memo.js'
 import { UNKNOWN, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
-import type { Column, RawRow } from './export-reader.js'
+import { COL, type Column, type RawRow } from './export-reader.js'
 
 /** Why a row was not kept; counted under this name in the build report. */
 export type RejectionReason =
@@ -13,7 +14,7 @@ export type RejectionReason =
   | 'last_seen_before_first_seen'
   | 'malformed_row'
 
-/** A row that passed validation; one object is reused for every row. */
+/** A row that passed validation, its texts still raw (RawRow); one object is reused for every row. */
 export interface ParsedListing {
   listingId: string
   make: string
@@ -48,90 +49,120 @@ export const MIN_PRICE = 100
 export const MAX_PRICE = 10_000_000
 export const MAX_MILEAGE = 3_000_000
 
-const INTEGER = /^-?\d+$/
 const DECIMAL = /^-?\d+(\.\d+)?$/
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
 
 /**
- * Checks one row against the data contract (section 1.1) and fills `out`; returns the
- * reason it is rejected, or undefined when it is kept. Checks run in column order, so a
- * row with several problems is counted under the first.
+ * Checks rows against the data contract (section 1.1). One validator serves one
+ * export: it remembers what each distinct raw fuel name, voivodeship, boolean and date
+ * parsed to, so a million rows cost a million map look-ups, not a million parses.
  */
-export function validateRow(row: RawRow, rules: ValidationRules, out: ParsedListing): RejectionReason | undefined {
-  const listingId = row.get('listing_id')
-  if (listingId === '') return 'missing_listing_id'
-  const make = row.get('make')
-  if (make === '') return 'missing_make'
-  const model = row.get('model')
-  if (model === '') return 'missing_model'
+export class RowValidator {
+  private text: (raw: string) => string = (raw) => raw
+  private readonly fuel = memoize((raw) => optionalCode(this.text(raw), fuelCode))
+  private readonly gearbox = memoize((raw) => optionalCode(this.text(raw), gearboxCode))
+  private readonly voivodeship = memoize((raw) => optionalCode(this.text(raw), voivodeshipCode))
+  private readonly otherBoolean = memoize((raw) => optionalCode(raw, booleanCode))
+  private readonly otherDay = memoize(dayNumber)
+  private readonly otherCurrency = memoize((raw) => raw.toUpperCase())
 
-  const yearText = row.get('year')
-  if (yearText === '') return 'missing_year'
-  if (!INTEGER.test(yearText)) return 'invalid_year'
-  const year = Number(yearText)
-  if (year < MIN_YEAR || (rules.maxYear !== undefined && year > rules.maxYear)) return 'year_out_of_range'
+  constructor(private readonly rules: ValidationRules) {}
 
-  const priceText = row.get('price')
-  if (priceText === '') return 'missing_price'
-  if (!DECIMAL.test(priceText)) return 'invalid_price'
-  let price = Number(priceText)
-  const currency = row.get('currency').toUpperCase()
-  let convertedFrom = ''
-  if (currency !== '' && currency !== 'PLN') {
-    const rate = rules.fx.get(currency)
-    if (rate === undefined) return 'unsupported_currency'
-    price *= rate
-    convertedFrom = currency
-  }
-  if (!(price >= MIN_PRICE && price <= MAX_PRICE)) return 'price_out_of_range'
-
-  let mileage = -1
-  const mileageText = row.get('mileage_km')
-  if (mileageText !== '') {
-    if (!INTEGER.test(mileageText)) return 'invalid_mileage_km'
-    mileage = Number(mileageText)
-    if (mileage < 0 || mileage > MAX_MILEAGE) return 'mileage_km_out_of_range'
+  private boolean(raw: string): number | undefined {
+    return raw === 'true' ? 1 : raw === 'false' ? 0 : this.otherBoolean(raw)
   }
 
-  const fuel = optionalCode(row.get('fuel_type'), fuelCode)
-  if (fuel === undefined) return 'invalid_fuel_type'
-  const gearbox = optionalCode(row.get('gearbox'), gearboxCode)
-  if (gearbox === undefined) return 'invalid_gearbox'
-  const imported = optionalCode(row.get('imported'), booleanCode)
-  if (imported === undefined) return 'invalid_imported'
-  const voivodeship = optionalCode(row.get('voivodeship'), voivodeshipCode)
-  if (voivodeship === undefined) return 'invalid_voivodeship'
+  private day(raw: string): number | undefined {
+    return plainDay(raw) ?? this.otherDay(raw)
+  }
 
-  const firstText = row.get('first_seen')
-  if (firstText === '') return 'missing_first_seen'
-  const firstSeen = dayNumber(firstText)
-  if (firstSeen === undefined) return 'invalid_first_seen'
-  const lastText = row.get('last_seen')
-  if (lastText === '') return 'missing_last_seen'
-  const lastSeen = dayNumber(lastText)
-  if (lastSeen === undefined) return 'invalid_last_seen'
+  /**
+   * Fills `out` from `row` and returns undefined when the row is kept, or the reason it
+   * is rejected. Checks run in column order, so a row with several problems is counted
+   * under the first.
+   */
+  validate(row: RawRow, out: ParsedListing): RejectionReason | undefined {
+    this.text = row.text
+    const rules = this.rules
+    const listingId = row.get(COL.listing_id)
+    if (listingId === '') return 'missing_listing_id'
+    const make = row.get(COL.make)
+    if (make === '') return 'missing_make'
+    const model = row.get(COL.model)
+    if (model === '') return 'missing_model'
 
-  const activeText = row.get('active')
-  if (activeText === '') return 'missing_active'
-  const active = booleanCode(activeText)
-  if (active === undefined) return 'invalid_active'
-  if (lastSeen < firstSeen) return 'last_seen_before_first_seen'
+    const yearText = row.get(COL.year)
+    if (yearText === '') return 'missing_year'
+    const year = integer(yearText)
+    if (Number.isNaN(year)) return 'invalid_year'
+    if (year < MIN_YEAR || (rules.maxYear !== undefined && year > rules.maxYear)) return 'year_out_of_range'
 
-  out.listingId = listingId
-  out.make = make
-  out.model = model
-  out.year = year
-  out.price = price
-  out.convertedFrom = convertedFrom
-  out.mileage = mileage
-  out.fuel = fuel
-  out.gearbox = gearbox
-  out.imported = imported
-  out.voivodeship = voivodeship
-  out.firstSeen = firstSeen
-  out.lastSeen = lastSeen
-  out.active = active === 1
-  return undefined
+    const priceText = row.get(COL.price)
+    if (priceText === '') return 'missing_price'
+    let price = integer(priceText)
+    if (Number.isNaN(price)) {
+      if (!DECIMAL.test(priceText)) return 'invalid_price'
+      price = Number(priceText)
+    }
+    const currencyText = row.get(COL.currency)
+    const currency = currencyText === '' || currencyText === 'PLN' ? 'PLN' : this.otherCurrency(currencyText)
+    let convertedFrom = ''
+    if (currency !== 'PLN') {
+      const rate = rules.fx.get(currency)
+      if (rate === undefined) return 'unsupported_currency'
+      price *= rate
+      convertedFrom = currency
+    }
+    if (!(price >= MIN_PRICE && price <= MAX_PRICE)) return 'price_out_of_range'
+
+    let mileage = -1
+    const mileageText = row.get(COL.mileage_km)
+    if (mileageText !== '') {
+      mileage = integer(mileageText)
+      if (Number.isNaN(mileage)) return 'invalid_mileage_km'
+      if (mileage < 0 || mileage > MAX_MILEAGE) return 'mileage_km_out_of_range'
+    }
+
+    const fuel = this.fuel(row.get(COL.fuel_type))
+    if (fuel === undefined) return 'invalid_fuel_type'
+    const gearbox = this.gearbox(row.get(COL.gearbox))
+    if (gearbox === undefined) return 'invalid_gearbox'
+    const imported = this.boolean(row.get(COL.imported))
+    if (imported === undefined) return 'invalid_imported'
+    const voivodeship = this.voivodeship(row.get(COL.voivodeship))
+    if (voivodeship === undefined) return 'invalid_voivodeship'
+
+    const firstText = row.get(COL.first_seen)
+    if (firstText === '') return 'missing_first_seen'
+    const firstSeen = this.day(firstText)
+    if (firstSeen === undefined) return 'invalid_first_seen'
+    const lastText = row.get(COL.last_seen)
+    if (lastText === '') return 'missing_last_seen'
+    const lastSeen = this.day(lastText)
+    if (lastSeen === undefined) return 'invalid_last_seen'
+
+    const activeText = row.get(COL.active)
+    if (activeText === '') return 'missing_active'
+    const active = this.boolean(activeText)
+    if (active === undefined) return 'invalid_active'
+    if (lastSeen < firstSeen) return 'last_seen_before_first_seen'
+
+    out.listingId = listingId
+    out.make = make
+    out.model = model
+    out.year = year
+    out.price = price
+    out.convertedFrom = convertedFrom
+    out.mileage = mileage
+    out.fuel = fuel
+    out.gearbox = gearbox
+    out.imported = imported
+    out.voivodeship = voivodeship
+    out.firstSeen = firstSeen
+    out.lastSeen = lastSeen
+    out.active = active === 1
+    return undefined
+  }
 }
 
 export function emptyListing(): ParsedListing {
@@ -168,6 +199,35 @@ const BOOLEANS = new Map([
 ])
 function booleanCode(text: string): number | undefined {
   return BOOLEANS.get(text.toLowerCase())
+}
+
+/** An optionally signed run of decimal digits (at most 15, so it stays exact), or NaN. */
+function integer(s: string): number {
+  let i = s.charCodeAt(0) === 0x2d ? 1 : 0
+  if (i === s.length || s.length - i > 15) return NaN
+  let n = 0
+  for (; i < s.length; i++) {
+    const d = s.charCodeAt(i) - 0x30
+    if (d < 0 || d > 9) return NaN
+    n = n * 10 + d
+  }
+  return s.charCodeAt(0) === 0x2d ? -n : n
+}
+
+/** Day number of a well-formed YYYY-MM-DD read without a regular expression, or undefined. */
+function plainDay(s: string): number | undefined {
+  if (s.length !== 10 || s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d) return undefined
+  const digit = (i: number) => s.charCodeAt(i) - 0x30
+  for (let i = 0; i < 10; i++) if (i !== 4 && i !== 7 && !(digit(i) >= 0 && digit(i) <= 9)) return undefined
+  const year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3)
+  const month = digit(5) * 10 + digit(6)
+  const day = digit(8) * 10 + digit(9)
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
+  return dayOf(year, month, day)
+}
+
+function daysInMonth(year: number, month: number): number {
+  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 }
 
 /**

@@ -1,0 +1,43 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { Command } from 'commander'
+import { CURRENT_LINK } from '../format/schema.js'
+import { DEFAULT_LISTINGS, SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
+import { buildWithProgress, formatReport } from './build-command.js'
+import { formatManifest, openOrFail } from './snapshot-command.js'
+import { DEFAULT_SNAPSHOTS } from './options.js'
+import { ProgressBar } from './progress.js'
+
+export const DEFAULT_SAMPLE_EXPORT = join('data', 'sample-listings.csv.gz')
+
+/**
+ * The embedded default: when the snapshots folder has no current snapshot, generate
+ * the sample export and build it; either way, return with a snapshot in place.
+ */
+export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAULT_SAMPLE_EXPORT): Promise<void> {
+  if (existsSync(join(snapshots, CURRENT_LINK))) return
+  process.stderr.write(`No snapshot in ${snapshots} yet: generating the sample market (${DEFAULT_LISTINGS.toLocaleString('en-US')} listings) and building it once.\n`)
+  mkdirSync(dirname(exportPath), { recursive: true })
+  const bar = new ProgressBar()
+  try {
+    await generateExport({ out: exportPath, onProgress: (done, total) => bar.update('generating', done, total) })
+  } finally {
+    bar.finish()
+  }
+  const report = await buildWithProgress({ input: exportPath, snapshots, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
+  process.stderr.write(formatReport(report))
+}
+
+export const sampleCommand = new Command('sample')
+  .description('build the embedded sample snapshot if there is none, and print its summary')
+  .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
+  .option('--export <file>', 'where the generated sample export is kept', DEFAULT_SAMPLE_EXPORT)
+  .action(async (flags: { snapshots: string; export: string }) => {
+    await ensureSampleSnapshot(flags.snapshots, flags.export)
+    const snapshot = openOrFail(flags.snapshots)
+    try {
+      process.stdout.write(formatManifest(snapshot.dir, snapshot.manifest))
+    } finally {
+      await snapshot.close()
+    }
+  })

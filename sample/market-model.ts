@@ -1,0 +1,142 @@
+import { FUEL_TYPES, VOIVODESHIPS, type FuelType } from '../format/vocabulary.js'
+import type { MakeSpec, ModelSpec } from './catalogue.js'
+import type { Random } from './random.js'
+
+/**
+ * How a sample listing's figures are drawn, calibrated against the reference figures
+ * of the Polish market (../shared/design/market-reference.md): prices fall about 11-15%
+ * a year over the first decade and flatten after, the interquartile range is 10-25% of
+ * the median, mileage grows about 17,500 km a year. For a BMW X6 (new price 420,000 PLN)
+ * the curve gives medians near 363k (2024), 235k (2021), 152k (2018), 101k (2015),
+ * 67k (2012) and 50k (2009) against the reference's 365k, 240k, 139k, 104k, 60k, 50k.
+ */
+
+/** Value of a car of `age` years as a share of its price at one year old. */
+export function depreciation(age: number, premium: boolean): number {
+  if (age <= 1) return 1 + (1 - age) * 0.12
+  const early = premium ? 0.145 : 0.11
+  const firstDecade = Math.min(age, 10) - 1
+  const second = Math.max(0, Math.min(age, 16) - 10)
+  const late = Math.max(0, age - 16)
+  return Math.max(0.03, Math.exp(-early * firstDecade - 0.12 * second - 0.05 * late))
+}
+
+/** Price of each fuel relative to petrol for the same car. */
+const FUEL_FACTOR: Record<FuelType, number> = {
+  Benzyna: 1,
+  Diesel: 1.05,
+  Hybryda: 1.12,
+  'Hybryda Plug-in': 1.2,
+  Elektryczny: 1.15,
+  'Benzyna+LPG': 0.88,
+  'Benzyna+CNG': 0.9,
+  Wodór: 1,
+}
+const AUTOMATIC_FACTOR = 1.1
+/** About the mean months since first sighting over a sample's listings. */
+const TYPICAL_MONTHS_AGO = 7
+const IMPORTED_FACTOR = 0.93
+
+/** Share of listings per voivodeship (about the population's) and its price level. */
+export const REGIONS: readonly { readonly share: number; readonly factor: number }[] = VOIVODESHIPS.map((name) => {
+  const table: Record<string, [number, number]> = {
+    dolnośląskie: [8, 1.02],
+    'kujawsko-pomorskie': [5, 0.98],
+    lubelskie: [5, 0.96],
+    lubuskie: [2.5, 0.97],
+    łódzkie: [6, 0.99],
+    małopolskie: [9, 1.03],
+    mazowieckie: [16, 1.06],
+    opolskie: [2.5, 0.97],
+    podkarpackie: [5, 0.96],
+    podlaskie: [3, 0.96],
+    pomorskie: [6, 1.02],
+    śląskie: [12, 1],
+    świętokrzyskie: [3, 0.95],
+    'warmińsko-mazurskie': [3, 0.96],
+    wielkopolskie: [10, 1.01],
+    zachodniopomorskie: [4, 0.99],
+  }
+  const [share, factor] = table[name]!
+  return { share, factor }
+})
+const REGION_SHARES = REGIONS.map((r) => r.share)
+
+/** What one model's listings are drawn from, prepared once per model. */
+export class ModelDraw {
+  readonly fuelWeights: number[]
+  /** Divides out the mix of fuels, gearboxes and imports, so a model-year's median lands on the curve. */
+  private readonly mixLevel: number
+
+  constructor(
+    readonly make: MakeSpec,
+    readonly model: ModelSpec,
+  ) {
+    this.fuelWeights = FUEL_TYPES.map((f) => model.fuels[f] ?? 0)
+    const total = this.fuelWeights.reduce((s, w) => s + w, 0)
+    const fuelLevel = FUEL_TYPES.reduce((s, f, i) => s + (this.fuelWeights[i]! / total) * FUEL_FACTOR[f], 0)
+    const gearLevel = 1 + model.automatic * (AUTOMATIC_FACTOR - 1)
+    const importLevel = 1 + importedShare(make.premium, 8) * (IMPORTED_FACTOR - 1)
+    this.mixLevel = fuelLevel * gearLevel * importLevel
+  }
+
+  fuel(random: Random): FuelType {
+    return FUEL_TYPES[random.weighted(this.fuelWeights)]!
+  }
+
+  /** Kilometres: about 17,500 a year with a wide spread, a few thousand for a new car. */
+  mileage(random: Random, age: number): number {
+    const expected = Math.max(3000, age * 17_500)
+    return Math.round(random.logNormal(expected, 0.3) / 100) * 100
+  }
+
+  imported(random: Random, age: number): boolean {
+    return random.chance(importedShare(this.make.premium, age))
+  }
+
+  region(random: Random): number {
+    return random.weighted(REGION_SHARES)
+  }
+
+  /**
+   * An asking price: the model's curve for its age, the listing's attributes, the
+   * months since it was first seen (prices drift down about 1% a month) and a
+   * log-normal spread, rounded the way sellers round.
+   */
+  price(
+    random: Random,
+    listing: { age: number; fuel: FuelType; automatic: boolean; imported: boolean; region: number; mileage: number; monthsAgo: number },
+  ): number {
+    const expectedMileage = Math.max(3000, listing.age * 17_500)
+    const p =
+      (this.model.newPrice / this.mixLevel) *
+      depreciation(listing.age, this.make.premium) *
+      FUEL_FACTOR[listing.fuel] *
+      (listing.automatic ? AUTOMATIC_FACTOR : 1) *
+      (listing.imported ? IMPORTED_FACTOR : 1) *
+      REGIONS[listing.region]!.factor *
+      (expectedMileage / Math.max(listing.mileage, 1000)) ** 0.12 *
+      // Centred on the typical age of a listing in the pool, so the pooled median stays on the curve.
+      Math.exp(0.01 * (listing.monthsAgo - TYPICAL_MONTHS_AGO)) *
+      random.logNormal(1, 0.16)
+    return askingPrice(random, Math.max(1500, p))
+  }
+}
+
+/** Imported cars are a larger share of older and of premium cars. */
+function importedShare(premium: boolean, age: number): number {
+  if (age <= 2) return 0.08
+  return premium ? 0.5 : 0.33
+}
+
+/** Sellers ask round figures: 45,900 or 46,000 rather than 45,873. */
+function askingPrice(random: Random, p: number): number {
+  if (p < 20_000) return Math.round(p / 100) * 100
+  return random.chance(0.5) ? Math.round(p / 1000) * 1000 - 100 : Math.round(p / 500) * 500
+}
+
+/** Relative number of listings of a model by age: mass-market cars peak at about nine years, premium ones are flatter. */
+export function ageWeight(age: number, premium: boolean): number {
+  const a = age + 1
+  return premium ? a ** 0.6 * Math.exp(-a / 14) : a ** 2 * Math.exp(-a / 5)
+}
