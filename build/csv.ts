@@ -120,8 +120,11 @@ export class CsvTokenizer {
           if (i < n || !final) continue
           fields[count++] = ''
         }
+        // A blank line is no record (RFC 4180 would make it one empty field); judged by
+        // the text, since a field nobody reads is '' whatever it holds.
+        const blank = count === 1 && end === start
         i = j + 1
-        this.emit(count, malformed)
+        if (!blank) this.emit(count, malformed)
         continue records
       }
     }
@@ -129,8 +132,6 @@ export class CsvTokenizer {
   }
 
   private emit(count: number, malformed: boolean): void {
-    // A blank line is no record (RFC 4180 would make it one empty field).
-    if (count === 1 && this.fields[0] === '') return
     this.records++
     this.onRecord(this.fields, count, malformed)
   }

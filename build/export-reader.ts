@@ -61,9 +61,10 @@ export type ExportFormat = 'csv' | 'ndjson'
 export async function readExport(
   bytes: AsyncIterable<Buffer>,
   onRow: (row: RawRow | undefined) => void,
+  known?: ExportFormat,
 ): Promise<ExportFormat | undefined> {
   let parser: { push(chunk: Buffer): void; end(): void } | undefined
-  let format: ExportFormat | undefined
+  let format = known
   let head = Buffer.alloc(0)
   for await (const chunk of bytes) {
     if (parser !== undefined) {
@@ -71,16 +72,31 @@ export async function readExport(
       continue
     }
     head = Buffer.concat([head, chunk])
-    const start = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0
-    let first = start
-    while (first < head.length && (head[first] === 0x20 || head[first] === 0x09 || head[first] === 0x0a || head[first] === 0x0d)) first++
-    if (first === head.length) continue
-    format = head[first] === 0x7b ? 'ndjson' : 'csv'
+    const detected = detectFormat(head)
+    if (detected === undefined) continue
+    format ??= detected.format
     parser = format === 'csv' ? csvRows(onRow) : ndjsonRows(onRow)
-    parser.push(head.subarray(start))
+    parser.push(head.subarray(detected.start))
   }
   parser?.end()
   return format
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf])
+
+/**
+ * The format of an export from its first bytes: NDJSON when the first character after
+ * a BOM and white space is `{`, CSV otherwise; `start` skips the BOM. Undefined while
+ * the bytes are all white space (or the start of a BOM).
+ */
+export function detectFormat(head: Buffer): { format: ExportFormat; start: number } | undefined {
+  // Wait for the rest of a BOM the first bytes may have only begun.
+  if (head.length < 3 && BOM.subarray(0, head.length).equals(head)) return undefined
+  const start = head.subarray(0, 3).equals(BOM) ? 3 : 0
+  let first = start
+  while (first < head.length && (head[first] === 0x20 || head[first] === 0x09 || head[first] === 0x0a || head[first] === 0x0d)) first++
+  if (first === head.length) return undefined
+  return { format: head[first] === 0x7b ? 'ndjson' : 'csv', start }
 }
 
 /** Trims spaces and tabs only: a latin1-read value may end in 0xA0, the last byte of a UTF-8 `Š`. */

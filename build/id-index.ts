@@ -3,6 +3,14 @@
  * than as a million small strings (a third of the memory, and nothing for the
  * collector to walk), with an open-addressing hash table to find a repeated id.
  */
+/** An IdIndex's arrays, trimmed, as they cross between threads. */
+export interface IdParts {
+  readonly chars: Uint16Array
+  readonly starts: Uint32Array
+  readonly hashes: Uint32Array
+  readonly count: number
+}
+
 export class IdIndex {
   private chars = new Uint16Array(1 << 20)
   private used = 0
@@ -26,6 +34,30 @@ export class IdIndex {
     this.hashes[this.count] = h >>> 0
     this.used += id.length
     this.starts[++this.count] = this.used
+  }
+
+  parts(): IdParts {
+    return {
+      chars: this.chars.slice(0, this.used),
+      starts: this.starts.slice(0, this.count + 1),
+      hashes: this.hashes.slice(0, this.count),
+      count: this.count,
+    }
+  }
+
+  /** Appends the ids of rows [from, to) of another index. */
+  append(other: IdParts, from: number, to: number): void {
+    const start = other.starts[from]!
+    const end = other.starts[to]!
+    if (this.used + end - start > this.chars.length) this.chars = grow(this.chars, Math.max(this.chars.length * 2, this.used + end - start))
+    while (this.count + (to - from) >= this.starts.length) {
+      this.starts = grow(this.starts, this.starts.length * 2)
+      this.hashes = grow(this.hashes, this.hashes.length * 2)
+    }
+    this.chars.set(other.chars.subarray(start, end), this.used)
+    this.hashes.set(other.hashes.subarray(from, to), this.count)
+    for (let row = from; row < to; row++) this.starts[++this.count] = this.used + other.starts[row + 1]! - start
+    this.used += end - start
   }
 
   private same(a: number, b: number): boolean {

@@ -1,5 +1,34 @@
-import { IdIndex } from './id-index.js'
+import { IdIndex, type IdParts } from './id-index.js'
 import type { ParsedListing } from './validate.js'
+
+/** The per-row columns of a ListingStore. */
+const COLUMN_TYPES = {
+  makeSpelling: Uint32Array,
+  modelSpelling: Uint32Array,
+  year: Uint16Array,
+  price: Float64Array,
+  mileage: Int32Array,
+  fuel: Uint8Array,
+  gearbox: Uint8Array,
+  imported: Uint8Array,
+  voivodeship: Uint8Array,
+  active: Uint8Array,
+  firstSeen: Int32Array,
+  lastSeen: Int32Array,
+}
+type ColumnName = keyof typeof COLUMN_TYPES
+const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[]
+type Columns = { [K in ColumnName]: InstanceType<(typeof COLUMN_TYPES)[K]> }
+
+/** A store as it crosses between threads: plain arrays and typed arrays only. */
+export interface StorePart {
+  readonly length: number
+  readonly columns: Columns
+  readonly ids: IdParts
+  readonly makeSpellings: readonly string[]
+  readonly modelSpellings: readonly string[]
+  readonly modelSpellingMake: readonly number[]
+}
 
 /**
  * The validated rows of an export, held column by column in typed arrays (about 40
@@ -8,10 +37,10 @@ import type { ParsedListing } from './validate.js'
  * Values arrive as the reader's raw text; `text` turns a spelling into a real string
  * once, when it is first seen.
  */
-export class ListingStore {
+export class ListingStore implements Columns {
   length = 0
   private capacity = 0
-  readonly ids = new IdIndex()
+  ids = new IdIndex()
   makeSpelling = new Uint32Array(0)
   modelSpelling = new Uint32Array(0)
   year = new Uint16Array(0)
@@ -34,7 +63,7 @@ export class ListingStore {
   private readonly modelIds = new Map<number, Map<string, number>>()
 
   add(listing: ParsedListing, text: (raw: string) => string): void {
-    if (this.length === this.capacity) this.grow()
+    if (this.length === this.capacity) this.resize(Math.max(1024, this.capacity * 2))
     const i = this.length++
     this.ids.add(listing.listingId)
     const make = this.makeId(listing.make, text)
@@ -50,6 +79,53 @@ export class ListingStore {
     this.active[i] = listing.active ? 1 : 0
     this.firstSeen[i] = listing.firstSeen
     this.lastSeen[i] = listing.lastSeen
+  }
+
+  /** The store, trimmed, ready to be posted to another thread (its buffers transferred). */
+  part(): { part: StorePart; transfer: ArrayBuffer[] } {
+    this.resize(this.length)
+    const columns = Object.fromEntries(COLUMN_NAMES.map((name) => [name, this[name]])) as Columns
+    const ids = this.ids.parts()
+    const part = {
+      length: this.length,
+      columns,
+      ids,
+      makeSpellings: this.makeSpellings,
+      modelSpellings: this.modelSpellings,
+      modelSpellingMake: this.modelSpellingMake,
+    }
+    const transfer = [...Object.values(columns), ids.chars, ids.starts, ids.hashes].map((a) => a.buffer as ArrayBuffer)
+    return { part, transfer }
+  }
+
+  /**
+   * One store from parts read in parallel: `ranges` lists, in file order, which part
+   * each run of rows came from and how many rows it has (a part's runs are in order).
+   */
+  static merge(parts: readonly StorePart[], ranges: readonly (readonly [part: number, rows: number])[]): ListingStore {
+    const store = new ListingStore()
+    const total = ranges.reduce((n, [, rows]) => n + rows, 0)
+    store.resize(total)
+    // Spelling ids of each part, renumbered into the merged store's.
+    const makeMaps = parts.map((p) => p.makeSpellings.map((spelling) => store.makeId(spelling, same)))
+    const modelMaps = parts.map((p, k) => p.modelSpellings.map((spelling, id) => store.modelId(makeMaps[k]![p.modelSpellingMake[id]!]!, spelling, same)))
+    const next = parts.map(() => 0)
+    for (const [k, rows] of ranges) {
+      const part = parts[k]!
+      const from = next[k]!
+      const to = from + rows
+      next[k] = to
+      for (const name of COLUMN_NAMES) store[name].set(part.columns[name].subarray(from, to) as never, store.length)
+      const makes = makeMaps[k]!
+      const models = modelMaps[k]!
+      for (let i = store.length; i < store.length + rows; i++) {
+        store.makeSpelling[i] = makes[store.makeSpelling[i]!]!
+        store.modelSpelling[i] = models[store.modelSpelling[i]!]!
+      }
+      store.ids.append(part.ids, from, to)
+      store.length += rows
+    }
+    return store
   }
 
   private makeId(raw: string, text: (raw: string) => string): number {
@@ -73,27 +149,18 @@ export class ListingStore {
     return id
   }
 
-  private grow(): void {
-    this.capacity = Math.max(1024, this.capacity * 2)
-    const grown = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(this.capacity)
-      b.set(a)
-      return b
+  private resize(capacity: number): void {
+    this.capacity = capacity
+    for (const name of COLUMN_NAMES) {
+      const old = this[name]
+      const resized = new COLUMN_TYPES[name](capacity)
+      resized.set(old.subarray(0, Math.min(old.length, capacity)) as never)
+      ;(this as Columns)[name] = resized as never
     }
-    this.makeSpelling = grown(this.makeSpelling)
-    this.modelSpelling = grown(this.modelSpelling)
-    this.year = grown(this.year)
-    this.price = grown(this.price)
-    this.mileage = grown(this.mileage)
-    this.fuel = grown(this.fuel)
-    this.gearbox = grown(this.gearbox)
-    this.imported = grown(this.imported)
-    this.voivodeship = grown(this.voivodeship)
-    this.active = grown(this.active)
-    this.firstSeen = grown(this.firstSeen)
-    this.lastSeen = grown(this.lastSeen)
   }
 }
+
+const same = (text: string) => text
 
 /** What became of each validated row: kept, or dropped and why. */
 export const KEPT = 0

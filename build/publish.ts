@@ -13,11 +13,11 @@ import { BuildError } from './build-error.js'
 
 const STAGING_PREFIX = '.building-'
 const LOCK_FILE = '.build.lock'
-const BUILD_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/
+const BUILD_ID = /^\d{8}T\d{9}Z-[0-9a-f]{6}$/
 
-/** Sortable and unique: the UTC time of the build and a random suffix. */
+/** Sortable and unique: the UTC time of the build to the millisecond and a random suffix. */
 export function newBuildId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  const stamp = now.toISOString().replace(/[-:.]/g, '')
   return `${stamp}-${randomBytes(3).toString('hex')}`
 }
 

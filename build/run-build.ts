@@ -6,13 +6,14 @@ import { SCHEMA_VERSION, type Manifest, type Target } from '../format/schema.js'
 import { CURATED_ALIASES, extendAliasTable, loadAliasTable } from './alias-table.js'
 import { BuildError } from './build-error.js'
 import { CODE_VERSION } from './code-version.js'
-import { readExport, type ExportFormat } from './export-reader.js'
+import type { ExportFormat } from './export-reader.js'
 import { DUPLICATE, KEPT, ListingStore, REJECTED, dropDuplicates, settleAsOf } from './listing-store.js'
 import { mapNames, nameIndex } from './name-mapping.js'
 import { newBuildId, prune, publish, stagingDir, withBuildLock } from './publish.js'
+import { readInParallel } from './parallel-read.js'
 import { openSource } from './source.js'
 import { StatisticsBuilder, type KeyStatistics } from './statistics.js'
-import { RowValidator, dayNumber, emptyListing, type RejectionReason } from './validate.js'
+import { dayNumber, type RejectionReason } from './validate.js'
 import { verifySnapshot, writeSnapshot } from './snapshot-writer.js'
 
 export interface BuildOptions {
@@ -83,28 +84,19 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
 
   return withBuildLock(options.snapshots, async () => {
     const source = await openSource(options.input, options.stdin)
-    const store = new ListingStore()
-    const rejected: Partial<Record<RejectionReason, number>> = {}
+    const read = await readInParallel(
+      source.bytes,
+      { fx: options.fx ?? new Map<string, number>(), maxYear: givenAsOf === undefined ? undefined : yearOfDay(givenAsOf) + 1 },
+      () => progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes }),
+    )
+    progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
+    const { format, rowsRead, store } = read
+    if (format === undefined || rowsRead === 0) throw new BuildError(`the export ${source.description} holds no rows`)
+    const rejected = read.rejected
     const reject = (reason: RejectionReason, count = 1) => {
       if (count > 0) rejected[reason] = (rejected[reason] ?? 0) + count
     }
-    const conversions: Record<string, number> = {}
-    const validator = new RowValidator({
-      fx: options.fx ?? new Map<string, number>(),
-      maxYear: givenAsOf === undefined ? undefined : yearOfDay(givenAsOf) + 1,
-    })
-    const parsed = emptyListing()
-    let rowsRead = 0
-    const format = await readExport(source.bytes, (row) => {
-      rowsRead++
-      if ((rowsRead & 0x3fff) === 0) progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes })
-      const reason = row === undefined ? 'malformed_row' : validator.validate(row, parsed)
-      if (reason !== undefined) return reject(reason)
-      if (parsed.convertedFrom !== '') conversions[parsed.convertedFrom] = (conversions[parsed.convertedFrom] ?? 0) + 1
-      store.add(parsed, row!.text)
-    })
-    progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
-    if (format === undefined || rowsRead === 0) throw new BuildError(`the export ${source.description} holds no rows`)
+    const conversions = read.conversions
 
     const state = new Uint8Array(store.length)
     rejectUnnamed(store, state, reject)

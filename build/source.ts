@@ -74,6 +74,8 @@ async function openUrl(src: string) {
   }
   response.body.once('close', () => void dispatcher.close())
   if (response.statusCode < 200 || response.statusCode > 299) {
+    // Destroying the body aborts the request; that abort is expected, not an error to raise.
+    response.body.on('error', () => {})
     response.body.destroy()
     throw new BuildError(`cannot download ${description}: HTTP ${response.statusCode}`)
   }

@@ -126,13 +126,15 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
       row.currency = 'EUR'
       eur++
     }
-    if (random.chance(SHARE_INVALID)) {
+    // A listing scraped twice: an earlier sighting, which the build must merge away.
+    // Only a listing scraped once is spoiled, so every duplicate is one to merge.
+    const scrapedTwice = random.chance(SHARE_DUPLICATED) && lastSeen > firstSeen
+    if (!scrapedTwice && random.chance(SHARE_INVALID)) {
       spoil(row, random.pick(INVALID_KINDS))
       invalid++
     }
-    // A listing scraped twice: an earlier sighting, which the build must merge away.
     const earlier =
-      random.chance(SHARE_DUPLICATED) && lastSeen > firstSeen
+      scrapedTwice
         ? encode({
             ...row,
             last_seen: isoDate(firstSeen + random.int(lastSeen - firstSeen)),

@@ -1,0 +1,191 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import { BuildError } from './build-error.js'
+import { detectFormat, type ExportFormat } from './export-reader.js'
+import { ListingStore, type StorePart } from './listing-store.js'
+import { RecordSplitter } from './record-splitter.js'
+import type { RejectionReason, ValidationRules } from './validate.js'
+
+/** What a parse worker is started with. */
+export interface WorkerSetup {
+  readonly format: ExportFormat
+  /** The CSV header record (empty for NDJSON), parsed by every worker before its pieces. */
+  readonly header: Uint8Array
+  readonly fx: readonly (readonly [string, number])[]
+  readonly maxYear: number | undefined
+}
+/** Main thread to worker: the next piece, or null at the end. */
+export interface ReaderMessage {
+  readonly piece: Uint8Array | null
+}
+/** Worker to main thread. */
+export type WorkerMessage =
+  | { readonly kind: 'parsed' }
+  | {
+      readonly kind: 'done'
+      readonly part: StorePart
+      /** Rows each piece added to the worker's store, in the order the pieces came. */
+      readonly pieceRows: readonly number[]
+      readonly rowsRead: number
+      readonly rejected: Partial<Record<RejectionReason, number>>
+      readonly conversions: Readonly<Record<string, number>>
+    }
+  | { readonly kind: 'failed'; readonly message: string; readonly expected: boolean }
+
+export interface ReadResult {
+  readonly format: ExportFormat | undefined
+  readonly rowsRead: number
+  readonly rejected: Partial<Record<RejectionReason, number>>
+  readonly conversions: Record<string, number>
+  readonly store: ListingStore
+}
+
+/** Bytes gathered into one piece before it goes to a worker: few messages, little waiting. */
+const PIECE_BYTES = 4 << 20
+/** Pieces a worker may have queued; beyond that reading waits, so memory stays bounded. */
+const QUEUED_PER_WORKER = 3
+const WORKER = new URL('./parse-worker.js', import.meta.url)
+
+/**
+ * Reads and validates an export on all cores: this thread decompresses and cuts the
+ * stream at record boundaries, workers parse and validate the pieces in turn, and their
+ * rows are merged back in file order (which de-duplication depends on).
+ */
+export async function readInParallel(
+  bytes: AsyncIterable<Buffer>,
+  rules: ValidationRules,
+  onProgress: () => void,
+  workers = Math.max(2, availableParallelism()),
+): Promise<ReadResult> {
+  const iterator = bytes[Symbol.asyncIterator]()
+  // The first bytes tell the format and, for CSV, hold the header every worker needs.
+  let head = Buffer.alloc(0)
+  let detected: ReturnType<typeof detectFormat>
+  let headerEnd = 0
+  for (;;) {
+    const next = await iterator.next()
+    if (next.done) break
+    head = Buffer.concat([head, next.value])
+    detected = detectFormat(head)
+    if (detected === undefined) continue
+    if (detected.format === 'ndjson') break
+    const length = RecordSplitter.firstCsvRecord(head.subarray(detected.start))
+    if (length !== undefined) {
+      headerEnd = detected.start + length
+      break
+    }
+    if (head.length > 1 << 20) throw new BuildError('not a listings export: no header line in the first MiB')
+  }
+  if (detected === undefined) {
+    return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, store: new ListingStore() }
+  }
+  const format = detected.format
+  const setup: WorkerSetup = {
+    format,
+    header: format === 'csv' ? new Uint8Array(head.subarray(detected.start, headerEnd || head.length)) : new Uint8Array(0),
+    fx: [...rules.fx],
+    maxYear: rules.maxYear,
+  }
+  const pool = Array.from({ length: workers }, () => new ParseWorker(setup, onProgress))
+  try {
+    const splitter = new RecordSplitter(format)
+    let sent = 0
+    let gathered: Buffer[] = []
+    let size = 0
+    const send = async (piece: Buffer) => {
+      await pool[sent++ % workers]!.send(piece)
+    }
+    const take = async (chunk: Buffer) => {
+      const complete = splitter.push(chunk)
+      if (complete === undefined) return
+      gathered.push(complete)
+      size += complete.length
+      if (size < PIECE_BYTES) return
+      const piece = Buffer.concat(gathered)
+      gathered = []
+      size = 0
+      await send(piece)
+    }
+    const firstData = format === 'csv' ? head.subarray(headerEnd || head.length) : head.subarray(detected.start)
+    if (firstData.length > 0) await take(firstData)
+    for (;;) {
+      const next = await iterator.next()
+      if (next.done) break
+      await take(next.value)
+    }
+    const rest = Buffer.concat([...gathered, splitter.end()])
+    if (rest.length > 0) await send(rest)
+    const results = await Promise.all(pool.map((w) => w.finish()))
+    const ranges: [number, number][] = []
+    const next = results.map(() => 0)
+    for (let piece = 0; piece < sent; piece++) {
+      const k = piece % workers
+      ranges.push([k, results[k]!.pieceRows[next[k]!++]!])
+    }
+    const rejected: Partial<Record<RejectionReason, number>> = {}
+    const conversions: Record<string, number> = {}
+    let rowsRead = 0
+    for (const result of results) {
+      rowsRead += result.rowsRead
+      for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][]) rejected[reason] = (rejected[reason] ?? 0) + n
+      for (const [code, n] of Object.entries(result.conversions)) conversions[code] = (conversions[code] ?? 0) + n
+    }
+    const store = ListingStore.merge(
+      results.map((r) => r.part),
+      ranges,
+    )
+    return { format, rowsRead, rejected, conversions, store }
+  } finally {
+    await Promise.all(pool.map((w) => w.terminate()))
+  }
+}
+
+type Done = Extract<WorkerMessage, { kind: 'done' }>
+
+/** One worker with its queue of pieces in flight. */
+class ParseWorker {
+  private readonly worker: Worker
+  private inFlight = 0
+  private room: (() => void) | undefined
+  private readonly result: Promise<Done>
+
+  constructor(setup: WorkerSetup, onProgress: () => void) {
+    // execArgv: none of the parent's flags; a test runner's loader hooks would cost each worker a second to start.
+    this.worker = new Worker(WORKER, { workerData: setup, execArgv: [] })
+    this.result = new Promise<Done>((resolve, reject) => {
+      this.worker.on('message', (message: WorkerMessage) => {
+        if (message.kind === 'parsed') {
+          this.inFlight--
+          this.room?.()
+          onProgress()
+        } else if (message.kind === 'done') {
+          resolve(message)
+        } else {
+          reject(message.expected ? new BuildError(message.message) : new Error(message.message))
+        }
+      })
+      this.worker.on('error', reject)
+      this.worker.on('exit', (code) => reject(new Error(`a parse worker exited with code ${code}`)))
+    })
+    // Failures surface through finish() or the next send(); never as an unhandled rejection.
+    this.result.catch(() => {})
+  }
+
+  async send(piece: Buffer): Promise<void> {
+    while (this.inFlight >= QUEUED_PER_WORKER) {
+      await Promise.race([new Promise<void>((resolve) => (this.room = resolve)), this.result])
+    }
+    this.inFlight++
+    const copy = new Uint8Array(piece)
+    this.worker.postMessage({ piece: copy } satisfies ReaderMessage, [copy.buffer])
+  }
+
+  finish(): Promise<Done> {
+    this.worker.postMessage({ piece: null } satisfies ReaderMessage)
+    return this.result
+  }
+
+  terminate(): Promise<number> {
+    return this.worker.terminate()
+  }
+}

@@ -1,0 +1,215 @@
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
+import t from 'tap'
+
+/** The compiled CLI (dist/cli/main.js) run as a real child process. */
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+const CONTRACT_COLUMNS = [
+  'listing_id',
+  'make',
+  'model',
+  'year',
+  'price',
+  'currency',
+  'mileage_km',
+  'fuel_type',
+  'gearbox',
+  'imported',
+  'voivodeship',
+  'first_seen',
+  'last_seen',
+  'active',
+]
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function carmarket(args: string[], cwd?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = { ...process.env }
+    delete env.CARMARKET_SNAPSHOTS
+    execFile(process.execPath, [CLI, ...args], { timeout: 60_000, cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
+    })
+  })
+}
+
+t.test('--help lists the commands', async (t) => {
+  const top = await carmarket(['--help'])
+  t.equal(top.code, 0)
+  for (const command of ['generate', 'build', 'snapshot', 'sample']) {
+    t.match(top.stdout, new RegExp(`^\\s+${command}\\b`, 'm'), `lists ${command}`)
+  }
+  const snapshot = await carmarket(['snapshot', '--help'])
+  t.equal(snapshot.code, 0)
+  t.match(snapshot.stdout, /^\s+info\b/m, 'snapshot lists info')
+  t.match(snapshot.stdout, /^\s+query\b/m, 'snapshot lists query')
+})
+
+t.test('generate is deterministic; NDJSON without gzip has the 14 contract columns', async (t) => {
+  const dir = t.testdir()
+  const args = ['--listings', '2000', '--seed', 's', '--as-of', '2026-09-30', '--json']
+  const a = await carmarket(['generate', '--out', join(dir, 'a.csv.gz'), ...args])
+  const b = await carmarket(['generate', '--out', join(dir, 'b.csv.gz'), ...args])
+  t.equal(a.code, 0, a.stderr)
+  t.equal(b.code, 0, b.stderr)
+  const summary = JSON.parse(a.stdout) as { listings: number; rows: number; as_of: string }
+  t.equal(summary.listings, 2000)
+  t.equal(summary.as_of, '2026-09-30')
+  t.ok(summary.rows >= 2000, `${summary.rows} rows`)
+  const rawA = readFileSync(join(dir, 'a.csv.gz'))
+  const rawB = readFileSync(join(dir, 'b.csv.gz'))
+  t.strictSame([rawA[0], rawA[1]], [0x1f, 0x8b], 'gzip by default')
+  const csvA = gunzipSync(rawA)
+  const csvB = gunzipSync(rawB)
+  t.ok(csvA.equals(csvB), 'the same options give byte-identical exports')
+  const csvLines = csvA.toString('utf8').split('\n').filter((l) => l !== '')
+  t.ok(csvLines.length >= summary.rows + 1, 'a header and at least one line per row')
+  t.strictSame(csvLines[0]!.split(',').slice(0, 14), CONTRACT_COLUMNS)
+
+  const nd = await carmarket(['generate', '--out', join(dir, 'out.ndjson'), ...args, '--format', 'ndjson', '--no-gzip'])
+  t.equal(nd.code, 0, nd.stderr)
+  const text = readFileSync(join(dir, 'out.ndjson'), 'utf8')
+  t.equal(text[0], '{', 'plain text, not gzip')
+  const lines = text.split('\n').filter((l) => l !== '')
+  t.equal(lines.length, summary.rows, 'one line per row')
+  let objects = 0
+  let complete = 0
+  for (const line of lines) {
+    const value = JSON.parse(line) as unknown
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) objects++
+    if (CONTRACT_COLUMNS.every((c) => Object.hasOwn(value as object, c))) complete++
+  }
+  t.equal(objects, lines.length, 'every line is a JSON object')
+  t.equal(complete, lines.length, 'every object has the 14 contract columns')
+  const ids = new Set(lines.map((l) => (JSON.parse(l) as { listing_id: string }).listing_id))
+  t.equal(ids.size, summary.listings, 'as many distinct listing ids as listings')
+})
+
+t.test('build, snapshot info and snapshot query', async (t) => {
+  const dir = t.testdir()
+  const input = join(dir, 'export.csv.gz')
+  const snapshots = join(dir, 'snapshots')
+  const generated = await carmarket(['generate', '--out', input, '--listings', '20000', '--seed', 'cli', '--as-of', '2026-09-30', '--json'])
+  t.equal(generated.code, 0, generated.stderr)
+  const summary = JSON.parse(generated.stdout) as { rows: number; invalid_rows: number; eur_rows: number; duplicate_rows: number }
+
+  const built = await carmarket(['build', '--input', input, '--snapshots', snapshots, '--json', '--fx', 'EUR=4.30'], dir)
+  t.equal(built.code, 0, built.stderr)
+  t.equal(built.stderr, '', 'no progress bar when stderr is no terminal')
+  const report = JSON.parse(built.stdout) as {
+    build_id: string
+    as_of: string
+    format: string
+    rows_read: number
+    rows_rejected: number
+    rejected_by_reason: Record<string, number>
+    duplicates_dropped: number
+    listings_kept: number
+    keys_written: number
+    currency_conversions: Record<string, number>
+  }
+
+  await t.test('the build report', async (t) => {
+    t.equal(report.rows_read, summary.rows, 'rows_read is the generated row count')
+    t.equal(report.format, 'csv')
+    t.equal(report.as_of, '2026-09-30')
+    const reasons = Object.keys(report.rejected_by_reason)
+    for (const reason of ['invalid_price', 'invalid_fuel_type', 'invalid_voivodeship', 'unsupported_currency', 'invalid_gearbox', 'last_seen_before_first_seen']) {
+      t.ok((report.rejected_by_reason[reason] ?? 0) > 0, `rejected_by_reason has ${reason}`)
+    }
+    t.ok(reasons.length >= 8, `${reasons.length} reasons: ${reasons.join(', ')}`)
+    t.equal(
+      Object.values(report.rejected_by_reason).reduce((s, n) => s + n, 0),
+      report.rows_rejected,
+      'the reasons add up to rows_rejected',
+    )
+    t.equal(report.rows_rejected + report.duplicates_dropped + report.listings_kept, report.rows_read, 'every row read is rejected, a duplicate or kept')
+    t.ok(report.listings_kept > 19_000, `${report.listings_kept} listings kept`)
+    t.ok((report.currency_conversions['EUR'] ?? 0) >= summary.eur_rows, 'the EUR rows are converted with --fx')
+    t.ok(report.keys_written > 1000, `${report.keys_written} keys written`)
+  })
+
+  await t.test('snapshot info', async (t) => {
+    const info = await carmarket(['snapshot', 'info', '--snapshots', snapshots, '--json'])
+    t.equal(info.code, 0, info.stderr)
+    const manifest = JSON.parse(info.stdout) as { schema_version: number; as_of: string; build_id: string; source: string; counts: Record<string, number> }
+    t.equal(manifest.schema_version, 1)
+    t.equal(manifest.as_of, '2026-09-30')
+    t.equal(manifest.build_id, report.build_id)
+    t.equal(manifest.source, input)
+    t.match(manifest.counts, {
+      rows_read: report.rows_read,
+      rows_rejected: report.rows_rejected,
+      duplicates_dropped: report.duplicates_dropped,
+      listings_kept: report.listings_kept,
+      keys_written: report.keys_written,
+    })
+    const human = await carmarket(['snapshot', 'info', '--snapshots', snapshots])
+    t.equal(human.code, 0)
+    t.match(human.stdout, new RegExp(`^snapshot ${report.build_id} `))
+    t.match(human.stdout, /as of\s+2026-09-30/)
+  })
+
+  await t.test('snapshot query', async (t) => {
+    const ok = await carmarket(['snapshot', 'query', 'valuation', '--snapshots', snapshots, '--make', 'VW', '--model', 'Golf', '--year', '2017'])
+    t.equal(ok.code, 0, ok.stderr)
+    const answer = JSON.parse(ok.stdout) as {
+      status: string
+      data: { make: string; model: string; year: number; matched: { makes: string[]; models: string[]; match_type: string }; valuation: Record<string, number>; sample_size: number; currency: string }
+    }
+    t.equal(answer.status, 'success')
+    t.equal(answer.data.make, 'VW', 'the request is echoed')
+    t.equal(answer.data.year, 2017)
+    t.strictSame(answer.data.matched.makes, ['Volkswagen'])
+    t.equal(answer.data.matched.match_type, 'alias')
+    t.equal(answer.data.currency, 'PLN')
+    t.ok(answer.data.sample_size >= 10, `${answer.data.sample_size} listings`)
+    const v = answer.data.valuation
+    t.ok(v['p25']! > 0 && v['p25']! <= v['median']! && v['median']! <= v['p75']!, `p25 ${v['p25']} <= median ${v['median']} <= p75 ${v['p75']}`)
+    t.strictSame(Object.keys(v).sort(), ['average', 'median', 'p25', 'p75'])
+
+    const unknown = await carmarket(['snapshot', 'query', 'valuation', '--snapshots', snapshots, '--make', 'Zzyzxmobile', '--model', 'Golf', '--year', '2017'])
+    t.equal(unknown.code, 1)
+    const notFound = JSON.parse(unknown.stdout) as { status: string; error: { code: string; message: string } }
+    t.equal(notFound.status, 'error')
+    t.equal(notFound.error.code, 'INSUFFICIENT_DATA')
+    t.type(notFound.error.message, 'string')
+
+    const badYear = await carmarket(['snapshot', 'query', 'valuation', '--snapshots', snapshots, '--make', 'VW', '--model', 'Golf', '--year', 'abc'])
+    t.equal(badYear.code, 1)
+    const invalid = JSON.parse(badYear.stdout) as { status: string; error: { code: string; parameter: string } }
+    t.equal(invalid.status, 'error')
+    t.equal(invalid.error.code, 'INVALID_PARAMETER')
+    t.equal(invalid.error.parameter, 'year')
+
+    const bogus = await carmarket(['snapshot', 'query', 'bogus', '--snapshots', snapshots, '--make', 'VW', '--model', 'Golf', '--year', '2017'])
+    t.equal(bogus.code, 1)
+    t.equal(bogus.stdout, '')
+    t.match(bogus.stderr, /^carmarket: unknown operation "bogus"; one of valuation, price-history, liquidity, valuation-factors, regional\n$/)
+
+    const history = await carmarket(['snapshot', 'query', 'price-history', '--snapshots', snapshots, '--make', 'Volkswagen', '--model', 'Golf', '--year', '2017', '--months', '12'])
+    t.equal(history.code, 0, history.stderr)
+    const trend = (JSON.parse(history.stdout) as { data: { months_requested: number; trend: { month: string; avg_price: number; sample_size: number }[] } }).data
+    t.equal(trend.months_requested, 12)
+    t.ok(trend.trend.length > 0 && trend.trend.length <= 12, `${trend.trend.length} months`)
+    t.ok(trend.trend.every((p) => p.month >= '2025-10' && p.month <= '2026-09' && p.sample_size > 0), 'months within the window')
+  })
+})
+
+t.test('build with a missing input: one line on stderr, exit 1, no stack', async (t) => {
+  const dir = t.testdir()
+  const missing = join(dir, 'nowhere.csv')
+  const run = await carmarket(['build', '--input', missing, '--snapshots', join(dir, 'snapshots')], dir)
+  t.equal(run.code, 1)
+  t.equal(run.stdout, '')
+  t.equal(run.stderr, `carmarket: cannot read the export ${missing}: ENOENT\n`)
+  t.notMatch(run.stderr, /\n\s+at /, 'no stack trace')
+})

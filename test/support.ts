@@ -1,0 +1,156 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import type { Test } from 'tap'
+import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
+import { Snapshot } from '../query/snapshot.js'
+
+/** A row of a test export: every column of the data contract, as text. */
+export interface Row {
+  listing_id: string
+  make: string
+  model: string
+  year: string | number
+  price: string | number
+  currency: string
+  mileage_km: string | number
+  fuel_type: string
+  gearbox: string
+  imported: string
+  voivodeship: string
+  first_seen: string
+  last_seen: string
+  active: string
+}
+export const COLUMNS: readonly (keyof Row)[] = [
+  'listing_id',
+  'make',
+  'model',
+  'year',
+  'price',
+  'currency',
+  'mileage_km',
+  'fuel_type',
+  'gearbox',
+  'imported',
+  'voivodeship',
+  'first_seen',
+  'last_seen',
+  'active',
+]
+
+let nextId = 1
+/** A valid row (a 2017 Golf, closed, in mazowieckie) with some fields replaced. */
+export function row(fields: Partial<Row> = {}): Row {
+  return {
+    listing_id: `L${nextId++}`,
+    make: 'Volkswagen',
+    model: 'Golf',
+    year: 2017,
+    price: 50_000,
+    currency: '',
+    mileage_km: 100_000,
+    fuel_type: 'Diesel',
+    gearbox: 'Manualna',
+    imported: 'false',
+    voivodeship: 'mazowieckie',
+    first_seen: '2026-08-01',
+    last_seen: '2026-09-01',
+    active: 'false',
+    ...fields,
+  }
+}
+
+/** `n` rows, the i-th made by `make(i)`. */
+export function rows(n: number, make: (i: number) => Partial<Row>): Row[] {
+  return Array.from({ length: n }, (_, i) => row(make(i)))
+}
+
+function csvField(value: string): string {
+  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value
+}
+
+export function toCsv(data: readonly Row[], columns: readonly (keyof Row)[] = COLUMNS): string {
+  return [columns.join(','), ...data.map((r) => columns.map((c) => csvField(String(r[c]))).join(','))].join('\n') + '\n'
+}
+
+export function toNdjson(data: readonly Row[]): string {
+  return data.map((r) => JSON.stringify(r)).join('\n') + '\n'
+}
+
+export function gzip(text: string | Buffer): Buffer {
+  return gzipSync(text)
+}
+
+/**
+ * A new folder of its own under the test's fixture folder, removed after the test.
+ * (t.testdir() gives one folder per test and empties it on every call.)
+ */
+export function freshDir(t: Test): string {
+  mkdirSync(t.testdirName, { recursive: true })
+  const dir = mkdtempSync(join(t.testdirName, 'run-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** Writes an export into a fresh folder of the test and returns its path. */
+export function writeExport(t: Test, name: string, content: string | Buffer): string {
+  const dir = freshDir(t)
+  const path = join(dir, name)
+  writeFileSync(path, content)
+  return path
+}
+
+export interface Built {
+  readonly report: BuildReport
+  readonly snapshot: Snapshot
+  readonly snapshots: string
+}
+
+/** Builds an export into a fresh snapshots folder of the test and opens the result. */
+export async function build(t: Test, content: string | Buffer, options: Partial<BuildOptions> = {}, name = 'export.csv'): Promise<Built> {
+  const dir = freshDir(t)
+  const input = join(dir, name)
+  writeFileSync(input, content)
+  const snapshots = options.snapshots ?? join(dir, 'snapshots')
+  const report = await runBuild({ input, snapshots, asOf: '2026-09-30', ...options })
+  const snapshot = Snapshot.open(snapshots)
+  t.teardown(() => snapshot.close())
+  return { report, snapshot, snapshots }
+}
+
+/**
+ * The data contract's figures computed the plain way, independently of the code under
+ * test: sort, interpolate, average, round half away from zero.
+ */
+export const reference = {
+  percentile(values: readonly number[], p: number): number {
+    const x = [...values].sort((a, b) => a - b)
+    const h = (x.length - 1) * p
+    const lo = Math.floor(h)
+    return lo + 1 < x.length ? x[lo]! + (h - lo) * (x[lo + 1]! - x[lo]!) : x[lo]!
+  },
+  mean(values: readonly number[]): number {
+    return values.reduce((s, v) => s + v, 0) / values.length
+  },
+  round(x: number, decimals = 0): number {
+    const f = 10 ** decimals
+    return (Math.sign(x) * Math.round(Math.abs(x) * f)) / f
+  },
+  quartiles(values: readonly number[]) {
+    return {
+      average: reference.round(reference.mean(values)),
+      median: reference.round(reference.percentile(values, 0.5)),
+      p25: reference.round(reference.percentile(values, 0.25)),
+      p75: reference.round(reference.percentile(values, 0.75)),
+    }
+  },
+  pct(value: number, base: number): number {
+    return reference.round(((value - base) / base) * 100, 1)
+  },
+}
+
+/** The query parameters of a plain request. */
+export function vehicle(make: string, model: string, year: number) {
+  return { make, model, year, fuel_type: null, gearbox: null, mileage: null } as const
+}
