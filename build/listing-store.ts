@@ -107,8 +107,8 @@ export class ListingStore implements Columns {
     const total = ranges.reduce((n, [, rows]) => n + rows, 0)
     store.resize(total)
     // Spelling ids of each part, renumbered into the merged store's.
-    const makeMaps = parts.map((p) => p.makeSpellings.map((spelling) => store.makeId(spelling, same)))
-    const modelMaps = parts.map((p, k) => p.modelSpellings.map((spelling, id) => store.modelId(makeMaps[k]![p.modelSpellingMake[id]!]!, spelling, same)))
+    const makeMaps = parts.map((p) => p.makeSpellings.map((spelling) => store.makeId(spelling, alreadyText)))
+    const modelMaps = parts.map((p, k) => p.modelSpellings.map((spelling, id) => store.modelId(makeMaps[k]![p.modelSpellingMake[id]!]!, spelling, alreadyText)))
     const next = parts.map(() => 0)
     for (const [k, rows] of ranges) {
       const part = parts[k]!
@@ -160,7 +160,8 @@ export class ListingStore implements Columns {
   }
 }
 
-const same = (text: string) => text
+/** Spellings in a part are decoded already. */
+const alreadyText = (text: string) => text
 
 /** What became of each validated row: kept, or dropped and why. */
 export const KEPT = 0

@@ -30,7 +30,7 @@ export type WorkerMessage =
       readonly rejected: Partial<Record<RejectionReason, number>>
       readonly conversions: Readonly<Record<string, number>>
     }
-  | { readonly kind: 'failed'; readonly message: string; readonly expected: boolean }
+  | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined; readonly expected: boolean }
 
 export interface ReadResult {
   readonly format: ExportFormat | undefined
@@ -146,6 +146,7 @@ type Done = Extract<WorkerMessage, { kind: 'done' }>
 class ParseWorker {
   private readonly worker: Worker
   private inFlight = 0
+  private failure: Error | undefined
   private room: (() => void) | undefined
   private readonly result: Promise<Done>
 
@@ -161,19 +162,29 @@ class ParseWorker {
         } else if (message.kind === 'done') {
           resolve(message)
         } else {
-          reject(message.expected ? new BuildError(message.message) : new Error(message.message))
+          const error = message.expected ? new BuildError(message.message) : Object.assign(new Error(message.message), { stack: message.stack })
+          this.fail(error, reject)
         }
       })
-      this.worker.on('error', reject)
-      this.worker.on('exit', (code) => reject(new Error(`a parse worker exited with code ${code}`)))
+      this.worker.on('error', (error) => this.fail(error, reject))
+      this.worker.on('exit', (code) => this.fail(new Error(`a parse worker exited with code ${code}`), reject))
     })
     // Failures surface through finish() or the next send(); never as an unhandled rejection.
     this.result.catch(() => {})
   }
 
+  private fail(error: Error, reject: (error: Error) => void): void {
+    this.failure ??= error
+    reject(error)
+    this.room?.()
+  }
+
+  /** Queues a piece, waiting while the worker has enough; fails as soon as the worker has. */
   async send(piece: Buffer): Promise<void> {
+    if (this.failure !== undefined) throw this.failure
     while (this.inFlight >= QUEUED_PER_WORKER) {
-      await Promise.race([new Promise<void>((resolve) => (this.room = resolve)), this.result])
+      await new Promise<void>((resolve) => (this.room = resolve))
+      if (this.failure !== undefined) throw this.failure
     }
     this.inFlight++
     const copy = new Uint8Array(piece)

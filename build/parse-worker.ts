@@ -68,5 +68,6 @@ async function main(format: ExportFormat) {
 
 main(setup.format).catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error)
-  port.postMessage({ kind: 'failed', message, expected: error instanceof BuildError } satisfies WorkerMessage)
+  const stack = error instanceof Error ? error.stack : undefined
+  port.postMessage({ kind: 'failed', message, stack, expected: error instanceof BuildError } satisfies WorkerMessage)
 })
