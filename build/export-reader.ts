@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder'
 import { BuildError } from './build-error.js'
-import { CsvTokenizer, MAX_RECORD_CHARS } from './csv.js'
+import { CsvRecord, CsvTokenizer, MAX_RECORD_BYTES } from './csv.js'
+import type { TextTable } from './text-table.js'
 
 /** The columns of the listings export (data contract, section 1). */
 export const COLUMNS = [
@@ -34,15 +35,20 @@ export const REQUIRED_COLUMNS: readonly Column[] = [
 ]
 
 /**
- * One data row, read by column. `get` gives a value's raw text ('' when absent or
- * empty, spaces and tabs trimmed): exact for ASCII, which numbers, dates and ids are,
- * but a CSV's other characters are still its UTF-8 bytes one per character (see
- * readExport). `text` turns raw text into the real string wherever it is interpreted.
+ * One data row, read by column (a COL number). Values are trimmed of spaces and tabs; an
+ * absent column reads as empty. Besides the text, a row offers the few readings the
+ * build needs so that a CSV row can answer them from its bytes without making strings.
  */
 export interface RawRow {
-  /** The raw text of a column given by its COL number. */
+  /** The value's text ('' when absent or empty). */
   get(column: number): string
-  text(raw: string): string
+  isEmpty(column: number): boolean
+  /** The value as an integer: an optional minus and at most 15 digits; NaN otherwise. */
+  integer(column: number): number
+  /** A string that identifies the value exactly (an id to compare), not meant for display. */
+  key(column: number): string
+  /** table's value for this value's text, looked up by its bytes where the row has them. */
+  lookup<T>(column: number, table: TextTable<T>): T
 }
 
 export type ExportFormat = 'csv' | 'ndjson'
@@ -99,46 +105,88 @@ export function detectFormat(head: Buffer): { format: ExportFormat; start: numbe
   return { format: head[first] === 0x7b ? 'ndjson' : 'csv', start }
 }
 
-/** Trims spaces and tabs only: a latin1-read value may end in 0xA0, the last byte of a UTF-8 `Š`. */
-function trimBlanks(s: string): string {
-  let start = 0
-  let end = s.length
-  while (start < end && (s.charCodeAt(start) === 0x20 || s.charCodeAt(start) === 0x09)) start++
-  while (end > start && (s.charCodeAt(end - 1) === 0x20 || s.charCodeAt(end - 1) === 0x09)) end--
-  return start === 0 && end === s.length ? s : s.slice(start, end)
-}
+const SPACE = 0x20
+const TAB = 0x09
 
-const NON_ASCII = /[\u0080-\u00ff]/
-/** The real string of latin1-read UTF-8 bytes. */
-function utf8(raw: string): string {
-  return NON_ASCII.test(raw) ? Buffer.from(raw, 'latin1').toString('utf8') : raw
+/** A CSV row over the tokenizer's current record. */
+class CsvRow implements RawRow {
+  record = new CsvRecord()
+  // The trimmed range of the field last located, and whether it holds doubled quotes.
+  private start = 0
+  private end = 0
+  private escaped = false
+
+  constructor(private readonly index: Int16Array) {}
+
+  private locate(column: number): void {
+    const at = this.index[column]!
+    if (at < 0) {
+      this.start = this.end = 0
+      this.escaped = false
+      return
+    }
+    const b = this.record.bytes
+    let start = this.record.start[at]!
+    let end = this.record.end[at]!
+    while (start < end && (b[start] === SPACE || b[start] === TAB)) start++
+    while (end > start && (b[end - 1] === SPACE || b[end - 1] === TAB)) end--
+    this.start = start
+    this.end = end
+    this.escaped = this.record.escaped[at] === 1
+  }
+
+  get(column: number): string {
+    this.locate(column)
+    const text = this.record.bytes.toString('utf8', this.start, this.end)
+    return this.escaped ? text.replace(/""/g, '"') : text
+  }
+
+  isEmpty(column: number): boolean {
+    this.locate(column)
+    return this.start === this.end
+  }
+
+  integer(column: number): number {
+    this.locate(column)
+    const b = this.record.bytes
+    const negative = b[this.start] === 0x2d
+    const from = negative ? this.start + 1 : this.start
+    if (from === this.end || this.end - from > 15) return NaN
+    let n = 0
+    for (let i = from; i < this.end; i++) {
+      const d = b[i]! - 0x30
+      if (d < 0 || d > 9) return NaN
+      n = n * 10 + d
+    }
+    return negative ? -n : n
+  }
+
+  key(column: number): string {
+    this.locate(column)
+    // latin1 maps each byte to one character: exact, and cheaper than decoding UTF-8.
+    return this.escaped ? this.get(column) : this.record.bytes.toString('latin1', this.start, this.end)
+  }
+
+  lookup<T>(column: number, table: TextTable<T>): T {
+    this.locate(column)
+    return this.escaped ? table.fromText(this.get(column)) : table.fromBytes(this.record.bytes, this.start, this.end)
+  }
 }
 
 function csvRows(onRow: (row: RawRow | undefined) => void) {
-  let index: Int16Array | undefined
+  let row: CsvRow | undefined
   let width = 0
-  let fields: readonly string[] = []
-  const row: RawRow = {
-    get(column) {
-      const at = index![column]!
-      return at < 0 ? '' : trimBlanks(fields[at]!)
-    },
-    text: utf8,
-  }
-  const tokenizer = new CsvTokenizer((values, count, malformed) => {
-    if (index === undefined) {
-      index = headerIndex(values.slice(0, count).map(utf8))
-      width = count
-      tokenizer.readOnly(Array.from({ length: count }, (_, at) => index!.includes(at)))
+  return new CsvTokenizer((record) => {
+    if (row === undefined) {
+      width = record.count
+      row = new CsvRow(headerIndex(Array.from({ length: record.count }, (_, k) => record.text(k))))
       return
     }
-    if (malformed || count !== width) return onRow(undefined)
-    fields = values
+    if (record.malformed || record.count !== width) return onRow(undefined)
+    row.record = record
     onRow(row)
   })
-  return tokenizer
 }
-
 
 function headerIndex(header: readonly string[]): Int16Array {
   const index = new Int16Array(COLUMNS.length).fill(-1)
@@ -158,16 +206,36 @@ function headerIndex(header: readonly string[]): Int16Array {
   return index
 }
 
+/** An NDJSON row over the current line's object. */
+class JsonRow implements RawRow {
+  object: Record<string, unknown> = {}
+
+  get(column: number): string {
+    return textOf(this.object[COLUMNS[column]!])
+  }
+
+  isEmpty(column: number): boolean {
+    return this.get(column) === ''
+  }
+
+  integer(column: number): number {
+    const text = this.get(column)
+    return /^-?[0-9]{1,15}$/.test(text) ? Number(text) : NaN
+  }
+
+  key(column: number): string {
+    return this.get(column)
+  }
+
+  lookup<T>(column: number, table: TextTable<T>): T {
+    return table.fromText(this.get(column))
+  }
+}
+
 function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
   const decoder = new StringDecoder('utf8')
   let carry = ''
-  let object: Record<string, unknown> = {}
-  const row: RawRow = {
-    get(column) {
-      return textOf(object[COLUMNS[column]!])
-    },
-    text: (raw) => raw,
-  }
+  const row = new JsonRow()
   const line = (text: string) => {
     if (text.trim().length === 0) return
     let parsed: unknown
@@ -177,7 +245,7 @@ function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
       return onRow(undefined)
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return onRow(undefined)
-    object = parsed as Record<string, unknown>
+    row.object = parsed as Record<string, unknown>
     onRow(row)
   }
   return {
@@ -194,7 +262,7 @@ function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
         from = nl + 1
       }
       carry = s.slice(from)
-      if (carry.length > MAX_RECORD_CHARS) throw new BuildError(`an NDJSON line is longer than ${MAX_RECORD_CHARS} characters`)
+      if (carry.length > MAX_RECORD_BYTES) throw new BuildError(`an NDJSON line is longer than ${MAX_RECORD_BYTES} characters`)
     },
     end() {
       line(carry + decoder.end())

@@ -1,4 +1,5 @@
 import { IdIndex, type IdParts } from './id-index.js'
+import { TextTable } from './text-table.js'
 import type { ParsedListing } from './validate.js'
 
 /** The per-row columns of a ListingStore. */
@@ -20,6 +21,31 @@ type ColumnName = keyof typeof COLUMN_TYPES
 const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[]
 type Columns = { [K in ColumnName]: InstanceType<(typeof COLUMN_TYPES)[K]> }
 
+/** The make and model spellings of an export, as written, each interned once. */
+export class Spellings {
+  /** Spelling of each make id. */
+  readonly makeSpellings: string[] = []
+  /** Spelling of each model id and the make id it was written with. */
+  readonly modelSpellings: string[] = []
+  readonly modelSpellingMake: number[] = []
+  /** Make spelling -> id, adding new ones. */
+  readonly makes = new TextTable((text) => this.makeSpellings.push(text) - 1, Infinity)
+  private readonly models: TextTable<number>[] = []
+
+  /** Model spelling -> id among one make spelling's models, adding new ones. */
+  modelsOf(make: number): TextTable<number> {
+    let table = this.models[make]
+    if (table === undefined) {
+      table = new TextTable((text) => {
+        this.modelSpellingMake.push(make)
+        return this.modelSpellings.push(text) - 1
+      }, Infinity)
+      this.models[make] = table
+    }
+    return table
+  }
+}
+
 /** A store as it crosses between threads: plain arrays and typed arrays only. */
 export interface StorePart {
   readonly length: number
@@ -33,9 +59,7 @@ export interface StorePart {
 /**
  * The validated rows of an export, held column by column in typed arrays (about 40
  * bytes a row plus its id), so 1.4 million rows stay far under the memory a row object
- * each would take. Make and model spellings are interned: a row stores numbers.
- * Values arrive as the reader's raw text; `text` turns a spelling into a real string
- * once, when it is first seen.
+ * each would take. Make and model spellings are interned (Spellings): a row stores numbers.
  */
 export class ListingStore implements Columns {
   length = 0
@@ -54,21 +78,14 @@ export class ListingStore implements Columns {
   firstSeen = new Int32Array(0)
   lastSeen = new Int32Array(0)
 
-  /** Spelling of each make id, as written in the export. */
-  readonly makeSpellings: string[] = []
-  /** Spelling of each model id and the make id it was written with. */
-  readonly modelSpellings: string[] = []
-  readonly modelSpellingMake: number[] = []
-  private readonly makeIds = new Map<string, number>()
-  private readonly modelIds = new Map<number, Map<string, number>>()
+  readonly spellings = new Spellings()
 
-  add(listing: ParsedListing, text: (raw: string) => string): void {
+  add(listing: ParsedListing): void {
     if (this.length === this.capacity) this.resize(Math.max(1024, this.capacity * 2))
     const i = this.length++
     this.ids.add(listing.listingId)
-    const make = this.makeId(listing.make, text)
-    this.makeSpelling[i] = make
-    this.modelSpelling[i] = this.modelId(make, listing.model, text)
+    this.makeSpelling[i] = listing.makeSpelling
+    this.modelSpelling[i] = listing.modelSpelling
     this.year[i] = listing.year
     this.price[i] = listing.price
     this.mileage[i] = listing.mileage
@@ -90,9 +107,9 @@ export class ListingStore implements Columns {
       length: this.length,
       columns,
       ids,
-      makeSpellings: this.makeSpellings,
-      modelSpellings: this.modelSpellings,
-      modelSpellingMake: this.modelSpellingMake,
+      makeSpellings: this.spellings.makeSpellings,
+      modelSpellings: this.spellings.modelSpellings,
+      modelSpellingMake: this.spellings.modelSpellingMake,
     }
     const transfer = [...Object.values(columns), ids.chars, ids.starts, ids.hashes].map((a) => a.buffer as ArrayBuffer)
     return { part, transfer }
@@ -107,8 +124,11 @@ export class ListingStore implements Columns {
     const total = ranges.reduce((n, [, rows]) => n + rows, 0)
     store.resize(total)
     // Spelling ids of each part, renumbered into the merged store's.
-    const makeMaps = parts.map((p) => p.makeSpellings.map((spelling) => store.makeId(spelling, alreadyText)))
-    const modelMaps = parts.map((p, k) => p.modelSpellings.map((spelling, id) => store.modelId(makeMaps[k]![p.modelSpellingMake[id]!]!, spelling, alreadyText)))
+    const spellings = store.spellings
+    const makeMaps = parts.map((p) => p.makeSpellings.map((spelling) => spellings.makes.fromText(spelling)))
+    const modelMaps = parts.map((p, k) =>
+      p.modelSpellings.map((spelling, id) => spellings.modelsOf(makeMaps[k]![p.modelSpellingMake[id]!]!).fromText(spelling)),
+    )
     const next = parts.map(() => 0)
     for (const [k, rows] of ranges) {
       const part = parts[k]!
@@ -128,27 +148,6 @@ export class ListingStore implements Columns {
     return store
   }
 
-  private makeId(raw: string, text: (raw: string) => string): number {
-    let id = this.makeIds.get(raw)
-    if (id === undefined) {
-      id = this.makeSpellings.push(text(raw)) - 1
-      this.makeIds.set(raw, id)
-      this.modelIds.set(id, new Map())
-    }
-    return id
-  }
-
-  private modelId(make: number, raw: string, text: (raw: string) => string): number {
-    const ids = this.modelIds.get(make)!
-    let id = ids.get(raw)
-    if (id === undefined) {
-      id = this.modelSpellings.push(text(raw)) - 1
-      this.modelSpellingMake.push(make)
-      ids.set(raw, id)
-    }
-    return id
-  }
-
   private resize(capacity: number): void {
     this.capacity = capacity
     for (const name of COLUMN_NAMES) {
@@ -159,9 +158,6 @@ export class ListingStore implements Columns {
     }
   }
 }
-
-/** Spellings in a part are decoded already. */
-const alreadyText = (text: string) => text
 
 /** What became of each validated row: kept, or dropped and why. */
 export const KEPT = 0

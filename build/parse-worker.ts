@@ -14,7 +14,7 @@ import type { ReaderMessage, WorkerMessage, WorkerSetup } from './parallel-read.
 const port = parentPort!
 const setup = workerData as WorkerSetup
 const store = new ListingStore()
-const validator = new RowValidator({ fx: new Map(setup.fx), maxYear: setup.maxYear })
+const validator = new RowValidator({ fx: new Map(setup.fx), maxYear: setup.maxYear }, store.spellings)
 const parsed = emptyListing()
 const rejected: Partial<Record<RejectionReason, number>> = {}
 const conversions: Record<string, number> = {}
@@ -55,7 +55,7 @@ async function main(format: ExportFormat) {
         return
       }
       if (parsed.convertedFrom !== '') conversions[parsed.convertedFrom] = (conversions[parsed.convertedFrom] ?? 0) + 1
-      store.add(parsed, row!.text)
+      store.add(parsed)
     },
     format,
   )

@@ -1,5 +1,5 @@
 import { BuildError } from './build-error.js'
-import { MAX_RECORD_CHARS } from './csv.js'
+import { MAX_RECORD_BYTES } from './csv.js'
 import type { ExportFormat } from './export-reader.js'
 
 const LF = 0x0a
@@ -23,8 +23,8 @@ export class RecordSplitter {
     const data = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk])
     const cut = this.format === 'ndjson' ? data.lastIndexOf(LF) + 1 : this.lastCsvCut(data, this.carry.length)
     this.carry = data.subarray(cut)
-    if (this.carry.length > MAX_RECORD_CHARS + chunk.length) {
-      throw new BuildError(`a record is longer than ${MAX_RECORD_CHARS} bytes: an unbalanced quote?`)
+    if (this.carry.length > MAX_RECORD_BYTES + chunk.length) {
+      throw new BuildError(`a record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
     }
     return cut > 0 ? data.subarray(0, cut) : undefined
   }

@@ -119,14 +119,14 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       )
     }
 
-    const makeCount = new Uint32Array(store.makeSpellings.length)
-    const modelCount = new Uint32Array(store.modelSpellings.length)
+    const makeCount = new Uint32Array(store.spellings.makeSpellings.length)
+    const modelCount = new Uint32Array(store.spellings.modelSpellings.length)
     for (let i = 0; i < store.length; i++) {
       if (state[i] !== KEPT) continue
       makeCount[store.makeSpelling[i]!]!++
       modelCount[store.modelSpelling[i]!]!++
     }
-    const names = mapNames({ ...store, makeCount, modelCount }, table)
+    const names = mapNames({ ...store.spellings, makeCount, modelCount }, table)
     const model = new Int32Array(store.length)
     for (let i = 0; i < store.length; i++) model[i] = state[i] === KEPT ? names.modelOf[store.modelSpelling[i]!]! : -1
 
@@ -205,8 +205,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
 
 /** A make or model with no letter or digit at all names nothing: its rows are rejected. */
 function rejectUnnamed(store: ListingStore, state: Uint8Array, reject: (reason: RejectionReason, count?: number) => void) {
-  const badMake = store.makeSpellings.map((s) => normalize(s) === '')
-  const badModel = store.modelSpellings.map((s) => normalize(s) === '')
+  const badMake = store.spellings.makeSpellings.map((s) => normalize(s) === '')
+  const badModel = store.spellings.modelSpellings.map((s) => normalize(s) === '')
   if (!badMake.includes(true) && !badModel.includes(true)) return
   for (let i = 0; i < store.length; i++) {
     const reason = badMake[store.makeSpelling[i]!] ? 'invalid_make' : badModel[store.modelSpelling[i]!] ? 'invalid_model' : undefined

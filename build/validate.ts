@@ -1,7 +1,8 @@
-import { DAY_MS, dayOf } from '../format/calendar.js'
-import { memoize } from './memo.js'
+import { DAY_MS } from '../format/calendar.js'
 import { UNKNOWN, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
 import { COL, type Column, type RawRow } from './export-reader.js'
+import type { Spellings } from './listing-store.js'
+import { TextTable } from './text-table.js'
 
 /** Why a row was not kept; counted under this name in the build report. */
 export type RejectionReason =
@@ -14,11 +15,13 @@ export type RejectionReason =
   | 'last_seen_before_first_seen'
   | 'malformed_row'
 
-/** A row that passed validation, its texts still raw (RawRow); one object is reused for every row. */
+/** A row that passed validation; one object is reused for every row. */
 export interface ParsedListing {
+  /** The listing id as RawRow.key gives it: exact, for comparing. */
   listingId: string
-  make: string
-  model: string
+  /** Interned spellings (Spellings) of the make and model as written. */
+  makeSpelling: number
+  modelSpelling: number
   year: number
   /** In PLN, converted and not rounded. */
   price: number
@@ -54,27 +57,22 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\
 
 /**
  * Checks rows against the data contract (section 1.1). One validator serves one
- * export: it remembers what each distinct raw fuel name, voivodeship, boolean and date
- * parsed to, so a million rows cost a million map look-ups, not a million parses.
+ * export: what each distinct fuel name, voivodeship, boolean, currency and date parses
+ * to is remembered (TextTable), so a million rows cost a million look-ups, not a
+ * million parses.
  */
 export class RowValidator {
-  private text: (raw: string) => string = (raw) => raw
-  private readonly fuel = memoize((raw) => optionalCode(this.text(raw), fuelCode))
-  private readonly gearbox = memoize((raw) => optionalCode(this.text(raw), gearboxCode))
-  private readonly voivodeship = memoize((raw) => optionalCode(this.text(raw), voivodeshipCode))
-  private readonly otherBoolean = memoize((raw) => optionalCode(raw, booleanCode))
-  private readonly otherDay = memoize(dayNumber)
-  private readonly otherCurrency = memoize((raw) => raw.toUpperCase())
+  private readonly fuel = new TextTable((text) => optionalCode(text, fuelCode))
+  private readonly gearbox = new TextTable((text) => optionalCode(text, gearboxCode))
+  private readonly voivodeship = new TextTable((text) => optionalCode(text, voivodeshipCode))
+  private readonly boolean = new TextTable((text) => optionalCode(text, booleanCode))
+  private readonly day = new TextTable(dayNumber)
+  private readonly currency = new TextTable((text) => (text === '' ? 'PLN' : text.toUpperCase()))
 
-  constructor(private readonly rules: ValidationRules) {}
-
-  private boolean(raw: string): number | undefined {
-    return raw === 'true' ? 1 : raw === 'false' ? 0 : this.otherBoolean(raw)
-  }
-
-  private day(raw: string): number | undefined {
-    return plainDay(raw) ?? this.otherDay(raw)
-  }
+  constructor(
+    private readonly rules: ValidationRules,
+    private readonly spellings: Spellings,
+  ) {}
 
   /**
    * Fills `out` from `row` and returns undefined when the row is kept, or the reason it
@@ -82,30 +80,24 @@ export class RowValidator {
    * under the first.
    */
   validate(row: RawRow, out: ParsedListing): RejectionReason | undefined {
-    this.text = row.text
     const rules = this.rules
-    const listingId = row.get(COL.listing_id)
-    if (listingId === '') return 'missing_listing_id'
-    const make = row.get(COL.make)
-    if (make === '') return 'missing_make'
-    const model = row.get(COL.model)
-    if (model === '') return 'missing_model'
+    if (row.isEmpty(COL.listing_id)) return 'missing_listing_id'
+    if (row.isEmpty(COL.make)) return 'missing_make'
+    if (row.isEmpty(COL.model)) return 'missing_model'
 
-    const yearText = row.get(COL.year)
-    if (yearText === '') return 'missing_year'
-    const year = integer(yearText)
+    if (row.isEmpty(COL.year)) return 'missing_year'
+    const year = row.integer(COL.year)
     if (Number.isNaN(year)) return 'invalid_year'
     if (year < MIN_YEAR || (rules.maxYear !== undefined && year > rules.maxYear)) return 'year_out_of_range'
 
-    const priceText = row.get(COL.price)
-    if (priceText === '') return 'missing_price'
-    let price = integer(priceText)
+    if (row.isEmpty(COL.price)) return 'missing_price'
+    let price = row.integer(COL.price)
     if (Number.isNaN(price)) {
-      if (!DECIMAL.test(priceText)) return 'invalid_price'
-      price = Number(priceText)
+      const text = row.get(COL.price)
+      if (!DECIMAL.test(text)) return 'invalid_price'
+      price = Number(text)
     }
-    const currencyText = row.get(COL.currency)
-    const currency = currencyText === '' || currencyText === 'PLN' ? 'PLN' : this.otherCurrency(currencyText)
+    const currency = row.lookup(COL.currency, this.currency)
     let convertedFrom = ''
     if (currency !== 'PLN') {
       const rate = rules.fx.get(currency)
@@ -116,40 +108,36 @@ export class RowValidator {
     if (!(price >= MIN_PRICE && price <= MAX_PRICE)) return 'price_out_of_range'
 
     let mileage = -1
-    const mileageText = row.get(COL.mileage_km)
-    if (mileageText !== '') {
-      mileage = integer(mileageText)
+    if (!row.isEmpty(COL.mileage_km)) {
+      mileage = row.integer(COL.mileage_km)
       if (Number.isNaN(mileage)) return 'invalid_mileage_km'
       if (mileage < 0 || mileage > MAX_MILEAGE) return 'mileage_km_out_of_range'
     }
 
-    const fuel = this.fuel(row.get(COL.fuel_type))
+    const fuel = row.lookup(COL.fuel_type, this.fuel)
     if (fuel === undefined) return 'invalid_fuel_type'
-    const gearbox = this.gearbox(row.get(COL.gearbox))
+    const gearbox = row.lookup(COL.gearbox, this.gearbox)
     if (gearbox === undefined) return 'invalid_gearbox'
-    const imported = this.boolean(row.get(COL.imported))
+    const imported = row.lookup(COL.imported, this.boolean)
     if (imported === undefined) return 'invalid_imported'
-    const voivodeship = this.voivodeship(row.get(COL.voivodeship))
+    const voivodeship = row.lookup(COL.voivodeship, this.voivodeship)
     if (voivodeship === undefined) return 'invalid_voivodeship'
 
-    const firstText = row.get(COL.first_seen)
-    if (firstText === '') return 'missing_first_seen'
-    const firstSeen = this.day(firstText)
+    if (row.isEmpty(COL.first_seen)) return 'missing_first_seen'
+    const firstSeen = row.lookup(COL.first_seen, this.day)
     if (firstSeen === undefined) return 'invalid_first_seen'
-    const lastText = row.get(COL.last_seen)
-    if (lastText === '') return 'missing_last_seen'
-    const lastSeen = this.day(lastText)
+    if (row.isEmpty(COL.last_seen)) return 'missing_last_seen'
+    const lastSeen = row.lookup(COL.last_seen, this.day)
     if (lastSeen === undefined) return 'invalid_last_seen'
 
-    const activeText = row.get(COL.active)
-    if (activeText === '') return 'missing_active'
-    const active = this.boolean(activeText)
+    if (row.isEmpty(COL.active)) return 'missing_active'
+    const active = row.lookup(COL.active, this.boolean)
     if (active === undefined) return 'invalid_active'
     if (lastSeen < firstSeen) return 'last_seen_before_first_seen'
 
-    out.listingId = listingId
-    out.make = make
-    out.model = model
+    out.listingId = row.key(COL.listing_id)
+    out.makeSpelling = row.lookup(COL.make, this.spellings.makes)
+    out.modelSpelling = row.lookup(COL.model, this.spellings.modelsOf(out.makeSpelling))
     out.year = year
     out.price = price
     out.convertedFrom = convertedFrom
@@ -168,8 +156,8 @@ export class RowValidator {
 export function emptyListing(): ParsedListing {
   return {
     listingId: '',
-    make: '',
-    model: '',
+    makeSpelling: 0,
+    modelSpelling: 0,
     year: 0,
     price: 0,
     convertedFrom: '',
@@ -199,35 +187,6 @@ const BOOLEANS = new Map([
 ])
 function booleanCode(text: string): number | undefined {
   return BOOLEANS.get(text.toLowerCase())
-}
-
-/** An optionally signed run of decimal digits (at most 15, so it stays exact), or NaN. */
-function integer(s: string): number {
-  let i = s.charCodeAt(0) === 0x2d ? 1 : 0
-  if (i === s.length || s.length - i > 15) return NaN
-  let n = 0
-  for (; i < s.length; i++) {
-    const d = s.charCodeAt(i) - 0x30
-    if (d < 0 || d > 9) return NaN
-    n = n * 10 + d
-  }
-  return s.charCodeAt(0) === 0x2d ? -n : n
-}
-
-/** Day number of a well-formed YYYY-MM-DD read without a regular expression, or undefined. */
-function plainDay(s: string): number | undefined {
-  if (s.length !== 10 || s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d) return undefined
-  const digit = (i: number) => s.charCodeAt(i) - 0x30
-  for (let i = 0; i < 10; i++) if (i !== 4 && i !== 7 && !(digit(i) >= 0 && digit(i) <= 9)) return undefined
-  const year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3)
-  const month = digit(5) * 10 + digit(6)
-  const day = digit(8) * 10 + digit(9)
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
-  return dayOf(year, month, day)
-}
-
-function daysInMonth(year: number, month: number): number {
-  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 }
 
 /**

@@ -5,19 +5,6 @@
 
 export const DAY_MS = 86_400_000
 
-/**
- * Day number of a proleptic Gregorian date, by integer arithmetic (the days-from-civil
- * algorithm): exact, and far cheaper than a Date per row.
- */
-export function dayOf(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year
-  const era = Math.floor(y / 400)
-  const yearOfEra = y - era * 400
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
-  return era * 146_097 + dayOfEra - 719_468
-}
-
 /** Calendar year of a day number. */
 export function yearOfDay(day: number): number {
   return new Date(day * DAY_MS).getUTCFullYear()
