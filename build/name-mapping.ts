@@ -1,6 +1,7 @@
 import { normalize } from '../format/normalize.js'
 import type { FamilyNames, MakeNames, NameIndex } from '../format/schema.js'
 import type { AliasMake, AliasTable } from './alias-table.js'
+import type { Spellings } from './listing-store.js'
 
 /** Where each spelling of the export went, and the canonical names that came out. */
 export interface CanonicalNames {
@@ -12,21 +13,17 @@ export interface CanonicalNames {
   readonly models: readonly { readonly make: number; readonly name: string }[]
 }
 
-export interface Spellings {
-  readonly makeSpellings: readonly string[]
-  readonly modelSpellings: readonly string[]
-  readonly modelSpellingMake: readonly number[]
-  /** Kept listings written with each spelling. */
-  readonly makeCount: Uint32Array
-  readonly modelCount: Uint32Array
-}
-
 /**
- * Maps every spelling of the export onto a canonical name (data contract 3.1): the
+ * Maps every spelling of the export onto a canonical name (data contract 3.1), weighing
+ * spellings by `counts`, their kept listings: the
  * alias table first (canonical names and aliases, compared after normalize); otherwise
  * spellings equal after normalize are one name, written as its most frequent spelling.
  */
-export function mapNames(spellings: Spellings, table: AliasTable): CanonicalNames {
+export function mapNames(
+  spellings: Spellings,
+  counts: { readonly make: Uint32Array; readonly model: Uint32Array },
+  table: AliasTable,
+): CanonicalNames {
   const tableMakes = new Map<string, AliasMake>()
   for (const make of table.makes) {
     for (const spelling of [make.name, ...make.aliases]) tableMakes.set(normalize(spelling), make)
@@ -35,7 +32,7 @@ export function mapNames(spellings: Spellings, table: AliasTable): CanonicalName
   const makes = new Canonicalizer()
   const makeOf = new Int32Array(spellings.makeSpellings.length).fill(-1)
   spellings.makeSpellings.forEach((spelling, id) => {
-    const count = spellings.makeCount[id]!
+    const count = counts.make[id]!
     if (count === 0) return
     const key = normalize(spelling)
     const known = tableMakes.get(key)
@@ -53,7 +50,7 @@ export function mapNames(spellings: Spellings, table: AliasTable): CanonicalName
   const modelMake: number[] = []
   const modelOf = new Int32Array(spellings.modelSpellings.length).fill(-1)
   spellings.modelSpellings.forEach((spelling, id) => {
-    const count = spellings.modelCount[id]!
+    const count = counts.model[id]!
     if (count === 0) return
     const make = makeOf[spellings.modelSpellingMake[id]!]!
     const key = `${make}\u0000${normalize(spelling)}`

@@ -1,13 +1,14 @@
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { isoDate, yearOfDay } from '../format/calendar.js'
-import { normalize } from '../format/normalize.js'
-import { SCHEMA_VERSION, type Manifest, type Target } from '../format/schema.js'
+import { SCHEMA_VERSION, type Manifest } from '../format/schema.js'
 import { CURATED_ALIASES, extendAliasTable, loadAliasTable } from './alias-table.js'
 import { BuildError } from './build-error.js'
 import { CODE_VERSION } from './code-version.js'
 import type { ExportFormat } from './export-reader.js'
-import { DUPLICATE, KEPT, ListingStore, REJECTED, dropDuplicates, settleAsOf } from './listing-store.js'
+import { cleanRows, sortedCounts, spellingCounts } from './clean-rows.js'
+import { planKeys } from './key-plan.js'
+import { KEPT } from './listing-store.js'
 import { mapNames, nameIndex } from './name-mapping.js'
 import { newBuildId, prune, publish, stagingDir, withBuildLock } from './publish.js'
 import { readInParallel } from './parallel-read.js'
@@ -90,71 +91,19 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       () => progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes }),
     )
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
-    const { format, rowsRead, store } = read
+    const { format, rowsRead, store, rejected, conversions } = read
     if (format === undefined || rowsRead === 0) throw new BuildError(`the export ${source.description} holds no rows`)
-    const rejected = read.rejected
-    const reject = (reason: RejectionReason, count = 1) => {
-      if (count > 0) rejected[reason] = (rejected[reason] ?? 0) + count
-    }
-    const conversions = read.conversions
+    const { state, asOf, rowsRejected, duplicates, kept } = cleanRows(store, rowsRead, rejected, givenAsOf, maxRejectedShare)
 
-    const state = new Uint8Array(store.length)
-    rejectUnnamed(store, state, reject)
-    let asOf = givenAsOf
-    if (asOf === undefined) {
-      const settled = settleAsOf(store, state, yearOfDay)
-      reject('year_out_of_range', settled.yearRejected)
-      asOf = settled.asOf
-    }
-    const duplicates = dropDuplicates(store, state)
-    const kept = store.length - countState(state, REJECTED) - countState(state, DUPLICATE)
-    const rowsRejected = rowsRead - store.length + countState(state, REJECTED)
-    if (kept === 0 || Number.isNaN(asOf)) {
-      throw new BuildError(`no row of the export passed validation (${summarize(rejected)}); nothing was published`)
-    }
-    if (rowsRejected / rowsRead > maxRejectedShare) {
-      throw new BuildError(
-        `${rowsRejected} of ${rowsRead} rows were rejected (${summarize(rejected)}), more than the allowed share ` +
-          `${maxRejectedShare}; nothing was published`,
-      )
-    }
-
-    const makeCount = new Uint32Array(store.spellings.makeSpellings.length)
-    const modelCount = new Uint32Array(store.spellings.modelSpellings.length)
-    for (let i = 0; i < store.length; i++) {
-      if (state[i] !== KEPT) continue
-      makeCount[store.makeSpelling[i]!]!++
-      modelCount[store.modelSpelling[i]!]!++
-    }
-    const names = mapNames({ ...store.spellings, makeCount, modelCount }, table)
+    const names = mapNames(store.spellings, spellingCounts(store, state), table)
     const model = new Int32Array(store.length)
     for (let i = 0; i < store.length; i++) model[i] = state[i] === KEPT ? names.modelOf[store.modelSpelling[i]!]! : -1
-
     const statistics = new StatisticsBuilder(store, model, names.models.length, asOf)
     const modelYears = new Map(names.models.map((_, i) => [i, statistics.yearsOf(i)]))
     const index = nameIndex(names, modelYears, table)
-    const targets: { target: Target; models: number[]; years: readonly number[] }[] = names.models.map((m, i) => ({
-      target: { kind: 'model', make: names.makes[m.make]!, name: m.name },
-      models: [i],
-      years: modelYears.get(i)!,
-    }))
-    const modelNumber = new Map(names.models.map((m, i) => [`${names.makes[m.make]}\u0000${m.name}`, i]))
-    let families = 0
-    for (const make of index.makes) {
-      for (const family of make.families) {
-        // A family of one model answers with that model's key; only a real pool gets keys of its own.
-        if (family.models.length < 2) continue
-        families++
-        targets.push({
-          target: { kind: 'family', make: make.name, name: family.name },
-          models: family.models.map((m) => modelNumber.get(`${make.name}\u0000${m}`)!),
-          years: family.years,
-        })
-      }
-    }
-    const totalKeys = targets.reduce((n, t) => n + t.years.length, 0)
+    const plan = planKeys(names, modelYears, index)
     function* keys(): Generator<KeyStatistics> {
-      for (const t of targets) for (const year of t.years) yield statistics.key(t.target, t.models, year)
+      for (const t of plan.targets) for (const year of t.years) yield statistics.key(t.target, t.models, year)
     }
 
     const buildId = newBuildId()
@@ -163,7 +112,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     const manifest = await writeSnapshot(
       staging,
       keys(),
-      totalKeys,
+      plan.keys,
       index,
       (keysWritten): Manifest => ({
         schema_version: SCHEMA_VERSION,
@@ -180,7 +129,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
           keys_written: keysWritten,
           makes: names.makes.length,
           models: names.models.length,
-          families,
+          families: plan.families,
         },
       }),
       (done, total) => progress({ phase: 'write', done, total }),
@@ -201,32 +150,4 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       seconds: Math.round(performance.now() - started) / 1000,
     }
   })
-}
-
-/** A make or model with no letter or digit at all names nothing: its rows are rejected. */
-function rejectUnnamed(store: ListingStore, state: Uint8Array, reject: (reason: RejectionReason, count?: number) => void) {
-  const badMake = store.spellings.makeSpellings.map((s) => normalize(s) === '')
-  const badModel = store.spellings.modelSpellings.map((s) => normalize(s) === '')
-  if (!badMake.includes(true) && !badModel.includes(true)) return
-  for (let i = 0; i < store.length; i++) {
-    const reason = badMake[store.makeSpelling[i]!] ? 'invalid_make' : badModel[store.modelSpelling[i]!] ? 'invalid_model' : undefined
-    if (reason === undefined) continue
-    state[i] = REJECTED
-    reject(reason)
-  }
-}
-
-function countState(state: Uint8Array, value: number): number {
-  let n = 0
-  for (const s of state) if (s === value) n++
-  return n
-}
-
-function sortedCounts<K extends string>(counts: Partial<Record<K, number>>): Partial<Record<K, number>> {
-  return Object.fromEntries(Object.entries(counts).sort(([, a], [, b]) => (b as number) - (a as number))) as Partial<Record<K, number>>
-}
-
-function summarize(rejected: Partial<Record<RejectionReason, number>>): string {
-  const entries = Object.entries(sortedCounts(rejected))
-  return entries.length === 0 ? 'no rows' : entries.slice(0, 5).map(([r, n]) => `${r}: ${n}`).join(', ')
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import {
-  ANSWERS_DB,
+  ANSWERS_OPTIONS,
   COLUMNS_DB,
   MANIFEST_FILE,
   META_DB,
@@ -35,7 +35,7 @@ export async function writeSnapshot(
   const root = open({ path: join(dir, SNAPSHOT_FILE), maxDbs: 4 })
   try {
     const meta = root.openDB({ name: META_DB })
-    const answers = root.openDB({ name: ANSWERS_DB })
+    const answers = root.openDB(ANSWERS_OPTIONS)
     const columns = root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
     let written = 0
     for (const key of keys) {
@@ -70,7 +70,7 @@ export async function verifySnapshot(dir: string, expected: Manifest): Promise<v
       throw new BuildError('the written snapshot does not carry its manifest')
     }
     if (typeof meta.get('names') !== 'object') throw new BuildError('the written snapshot has no name index')
-    const answers = root.openDB({ name: ANSWERS_DB })
+    const answers = root.openDB(ANSWERS_OPTIONS)
     const count = answers.getKeysCount()
     if (count !== expected.counts.keys_written * OPERATIONS.length) {
       throw new BuildError(`the written snapshot holds ${count} answers, expected ${expected.counts.keys_written * OPERATIONS.length}`)

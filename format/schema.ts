@@ -20,6 +20,12 @@ export const CURRENT_LINK = 'current'
 export const META_DB = 'meta'
 export const ANSWERS_DB = 'answers'
 export const COLUMNS_DB = 'columns'
+/**
+ * The answers database stores its records with msgpackr's shared structures (each
+ * record shape is described once, in the database, under this key), which makes them
+ * smaller and faster to encode and decode. Writer and reader must both name it.
+ */
+export const ANSWERS_OPTIONS = { name: ANSWERS_DB, sharedStructuresKey: Symbol.for('structures') } as const
 
 /** The fewest listings behind any figure; fewer is INSUFFICIENT_DATA (contract 2). */
 export const MIN_LISTINGS = 10

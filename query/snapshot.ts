@@ -5,7 +5,7 @@ import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
 import { monthLabel, monthOfLabel } from '../format/calendar.js'
 import {
-  ANSWERS_DB,
+  ANSWERS_OPTIONS,
   COLUMNS_DB,
   CURRENT_LINK,
   DETECTION_DELAY_DAYS,
@@ -80,7 +80,7 @@ export class Snapshot {
       this.manifest = manifest
       this.maxYear = Number(manifest.as_of.slice(0, 4)) + 1
       this.names = new NameResolver(meta.get('names') as NameIndex)
-      this.answers = this.root.openDB({ name: ANSWERS_DB })
+      this.answers = this.root.openDB(ANSWERS_OPTIONS)
       this.columns = this.root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
     } catch (error) {
       void this.root.close()
@@ -122,7 +122,10 @@ export class Snapshot {
       figures = record.filtered.find(([f, g]) => f === fuel && g === gearbox)?.[2]
     }
     const sampleSize = figures?.sample_size ?? 0
-    if (figures === undefined || sampleSize < MIN_LISTINGS) throw insufficient(resolution, params.year, sampleSize, 'with these filters ')
+    if (figures === undefined || sampleSize < MIN_LISTINGS) {
+      const filtered = params.mileage !== null || fuel !== UNKNOWN || gearbox !== UNKNOWN
+      throw insufficient(resolution, params.year, sampleSize, filtered ? 'match these filters' : undefined)
+    }
     return {
       ...this.base(params, resolution),
       currency: 'PLN',
@@ -149,21 +152,21 @@ export class Snapshot {
         sample_size: n,
       })
     }
-    if (listings < MIN_LISTINGS) throw insufficient(resolution, params.year, listings, `first seen in the last ${params.months} months `)
+    if (listings < MIN_LISTINGS) throw insufficient(resolution, params.year, listings, `were first seen in the last ${params.months === 1 ? 'month' : `${params.months} months`}`)
     return { ...this.base(params, resolution), currency: 'PLN', months_requested: params.months, trend }
   }
 
   /** Days on market estimated from the listing spans of closed listings. */
   liquidity(params: VehicleParams): LiquidityData {
     const { resolution, record } = this.record(params, 'liquidity')
-    if (record.sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.sample_size, 'closed ')
+    if (record.sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.sample_size, 'have left the market')
     return { ...this.base(params, resolution), ...record, note: LIQUIDITY_NOTE }
   }
 
   /** Price differences of imported against domestic, automatic against manual, and each fuel against petrol. */
   valuationFactors(params: VehicleParams): ValuationFactorsData {
     const { resolution, record } = this.record(params, 'valuation-factors')
-    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size, '')
+    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size)
     if (record.factors.length === 0) {
       throw new ApiError(
         'INSUFFICIENT_DATA',
@@ -177,7 +180,7 @@ export class Snapshot {
   /** Mean price per voivodeship against the national mean. */
   regional(params: VehicleParams): RegionalData {
     const { resolution, record } = this.record(params, 'regional')
-    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size, 'with a known voivodeship ')
+    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size, 'name their voivodeship')
     return { ...this.base(params, resolution), currency: 'PLN', ...record }
   }
 
@@ -238,10 +241,11 @@ function describe(resolution: Resolution, year?: number): string {
   return year === undefined ? name : `${name} ${year}`
 }
 
-function insufficient(resolution: Resolution, year: number, sampleSize: number, qualifier: string): ApiError {
+/** "Only 7 listings of Volkswagen Golf 2017 match these filters; at least 10 are needed." */
+function insufficient(resolution: Resolution, year: number, sampleSize: number, condition = 'are in the data'): ApiError {
   return new ApiError(
     'INSUFFICIENT_DATA',
-    `Only ${sampleSize} listings of ${describe(resolution, year)} ${qualifier}are in the data; at least ${MIN_LISTINGS} are needed.`,
+    `Only ${sampleSize} listings of ${describe(resolution, year)} ${condition}; at least ${MIN_LISTINGS} are needed.`,
     { sample_size: sampleSize },
   )
 }

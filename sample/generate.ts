@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { CURATED_ALIASES, loadAliasTable } from '../build/alias-table.js'
+import { COLUMNS } from '../build/export-reader.js'
 import { dayNumber } from '../build/validate.js'
 import { isoDate, yearOfDay } from '../format/calendar.js'
 import { GEARBOXES } from '../format/vocabulary.js'
@@ -38,23 +39,8 @@ export const DEFAULT_SEED = 'carmarket'
 /** The rate the sample's few EUR-priced rows are written with; build them with `--fx EUR=4.30`. */
 export const SAMPLE_EUR_RATE = 4.3
 
-const HEADER = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'currency',
-  'mileage_km',
-  'fuel_type',
-  'gearbox',
-  'imported',
-  'voivodeship',
-  'first_seen',
-  'last_seen',
-  'active',
-  'title',
-] as const
+/** The contract's columns, and a free-text title as real exports carry (the build ignores it). */
+const HEADER = [...COLUMNS, 'title'] as const
 type Row = Record<(typeof HEADER)[number], string | number>
 
 const SHARE_DUPLICATED = 0.02

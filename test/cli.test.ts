@@ -4,26 +4,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
+import { COLUMNS } from './support.js'
 
 /** The compiled CLI (dist/cli/main.js) run as a real child process. */
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
-const CONTRACT_COLUMNS = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'currency',
-  'mileage_km',
-  'fuel_type',
-  'gearbox',
-  'imported',
-  'voivodeship',
-  'first_seen',
-  'last_seen',
-  'active',
-]
 
 interface Run {
   code: number | null
@@ -72,7 +57,7 @@ t.test('generate is deterministic; NDJSON without gzip has the 14 contract colum
   t.ok(csvA.equals(csvB), 'the same options give byte-identical exports')
   const csvLines = csvA.toString('utf8').split('\n').filter((l) => l !== '')
   t.ok(csvLines.length >= summary.rows + 1, 'a header and at least one line per row')
-  t.strictSame(csvLines[0]!.split(',').slice(0, 14), CONTRACT_COLUMNS)
+  t.strictSame(csvLines[0]!.split(',').slice(0, 14), COLUMNS)
 
   const nd = await carmarket(['generate', '--out', join(dir, 'out.ndjson'), ...args, '--format', 'ndjson', '--no-gzip'])
   t.equal(nd.code, 0, nd.stderr)
@@ -85,7 +70,7 @@ t.test('generate is deterministic; NDJSON without gzip has the 14 contract colum
   for (const line of lines) {
     const value = JSON.parse(line) as unknown
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) objects++
-    if (CONTRACT_COLUMNS.every((c) => Object.hasOwn(value as object, c))) complete++
+    if (COLUMNS.every((c) => Object.hasOwn(value as object, c))) complete++
   }
   t.equal(objects, lines.length, 'every line is a JSON object')
   t.equal(complete, lines.length, 'every object has the 14 contract columns')
