@@ -88,23 +88,11 @@ export async function readInParallel(
   }
   const pool = Array.from({ length: workers }, () => new ParseWorker(setup, onProgress))
   try {
-    const splitter = new RecordSplitter(format)
+    const splitter = new RecordSplitter(format, PIECE_BYTES)
     let sent = 0
-    let gathered: Buffer[] = []
-    let size = 0
-    const send = async (piece: Buffer) => {
-      await pool[sent++ % workers]!.send(piece)
-    }
     const take = async (chunk: Buffer) => {
-      const complete = splitter.push(chunk)
-      if (complete === undefined) return
-      gathered.push(complete)
-      size += complete.length
-      if (size < PIECE_BYTES) return
-      const piece = Buffer.concat(gathered)
-      gathered = []
-      size = 0
-      await send(piece)
+      const piece = splitter.push(chunk)
+      if (piece !== undefined) await pool[sent++ % workers]!.send(piece)
     }
     const firstData = format === 'csv' ? head.subarray(headerEnd || head.length) : head.subarray(detected.start)
     if (firstData.length > 0) await take(firstData)
@@ -113,8 +101,8 @@ export async function readInParallel(
       if (next.done) break
       await take(next.value)
     }
-    const rest = Buffer.concat([...gathered, splitter.end()])
-    if (rest.length > 0) await send(rest)
+    const rest = splitter.end()
+    if (rest.length > 0) await pool[sent++ % workers]!.send(rest)
     const results = await Promise.all(pool.map((w) => w.finish()))
     const ranges: [number, number][] = []
     const next = results.map(() => 0)
@@ -179,7 +167,10 @@ class ParseWorker {
     this.room?.()
   }
 
-  /** Queues a piece, waiting while the worker has enough; fails as soon as the worker has. */
+  /**
+   * Queues a piece, waiting while the worker has enough; fails as soon as the worker
+   * has. The piece's memory moves to the worker: the caller must not touch it again.
+   */
   async send(piece: Buffer): Promise<void> {
     if (this.failure !== undefined) throw this.failure
     while (this.inFlight >= QUEUED_PER_WORKER) {
@@ -187,8 +178,7 @@ class ParseWorker {
       if (this.failure !== undefined) throw this.failure
     }
     this.inFlight++
-    const copy = new Uint8Array(piece)
-    this.worker.postMessage({ piece: copy } satisfies ReaderMessage, [copy.buffer])
+    this.worker.postMessage({ piece } satisfies ReaderMessage, [piece.buffer as ArrayBuffer])
   }
 
   finish(): Promise<Done> {

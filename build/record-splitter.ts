@@ -6,42 +6,72 @@ const LF = 0x0a
 const QUOTE = 0x22
 
 /**
- * Cuts an export's byte stream into pieces that end at a record boundary, so that
- * pieces can be parsed apart (in parallel) and still give every record whole. For CSV
- * a line feed ends a record only outside quotes, so it follows the quote parity; in
- * NDJSON every line feed ends one (JSON strings cannot hold a raw line feed).
+ * Gathers an export's byte stream into pieces of about `size` bytes that end at a
+ * record boundary, so that pieces can be parsed apart (in parallel) and still give
+ * every record whole. For CSV a line feed ends a record only outside quotes, so the
+ * quote parity is followed; in NDJSON every line feed ends one (JSON strings cannot
+ * hold a raw line feed). Each byte is copied once, into the piece it ends up in, and a
+ * piece owns its buffer, so it can be transferred to a worker as it is.
  */
 export class RecordSplitter {
-  private carry: Buffer = Buffer.alloc(0)
-  /** Whether the end of `carry` lies inside a quoted CSV field. */
+  private buffer: Buffer
+  private used = 0
+  /** End of the last complete record in `buffer`. */
+  private cut = 0
+  /** Whether the end of `buffer` lies inside a quoted CSV field. */
   private quoted = false
 
-  constructor(private readonly format: ExportFormat) {}
-
-  /** Takes the next bytes; returns the complete records they finish, possibly none. */
-  push(chunk: Buffer): Buffer | undefined {
-    const data = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk])
-    const cut = this.format === 'ndjson' ? data.lastIndexOf(LF) + 1 : this.lastCsvCut(data, this.carry.length)
-    this.carry = data.subarray(cut)
-    if (this.carry.length > MAX_RECORD_BYTES + chunk.length) {
-      throw new BuildError(`a record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
-    }
-    return cut > 0 ? data.subarray(0, cut) : undefined
+  constructor(
+    private readonly format: ExportFormat,
+    private readonly size: number,
+  ) {
+    this.buffer = Buffer.allocUnsafeSlow(size * 2)
   }
 
-  /** The bytes after the last complete record. */
+  /** Takes the next bytes; returns a piece once one is complete. */
+  push(chunk: Buffer): Buffer | undefined {
+    if (this.used + chunk.length > this.buffer.length) this.grow(this.used + chunk.length)
+    chunk.copy(this.buffer, this.used)
+    const from = this.used
+    this.used += chunk.length
+    const cut = this.format === 'ndjson' ? this.buffer.lastIndexOf(LF, this.used - 1) + 1 : this.lastCsvCut(from)
+    if (cut > this.cut) this.cut = cut
+    if (this.used - this.cut > MAX_RECORD_BYTES + chunk.length) {
+      throw new BuildError(`a record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
+    }
+    return this.cut >= this.size ? this.take() : undefined
+  }
+
+  /** The last piece: everything not yet given, complete records or not. */
   end(): Buffer {
-    const rest = this.carry
-    this.carry = Buffer.alloc(0)
-    return rest
+    this.cut = this.used
+    return this.take()
+  }
+
+  /** Hands out the complete records gathered; what follows them starts the next piece. */
+  private take(): Buffer {
+    const old = this.buffer
+    const rest = this.used - this.cut
+    this.buffer = Buffer.allocUnsafeSlow(Math.max(this.size * 2, rest * 2))
+    old.copy(this.buffer, 0, this.cut, this.used)
+    const piece = old.subarray(0, this.cut)
+    this.used = rest
+    this.cut = 0
+    return piece
+  }
+
+  private grow(needed: number): void {
+    const grown = Buffer.allocUnsafeSlow(Math.max(needed, this.buffer.length * 2))
+    this.buffer.copy(grown, 0, 0, this.used)
+    this.buffer = grown
   }
 
   /**
-   * The offset just after the last line feed outside quotes, scanning only the new
-   * bytes from `from` (the carry before them holds no such line feed); 0 when none.
-   * Updates the parity for what is left over.
+   * The offset just after the last line feed outside quotes, scanning only the bytes
+   * from `from` (those before were scanned already); 0 when there is none.
    */
-  private lastCsvCut(data: Buffer, from: number): number {
+  private lastCsvCut(from: number): number {
+    const data = this.buffer.subarray(0, this.used)
     let quoted = this.quoted
     let cut = 0
     for (let segment = from; ; ) {
@@ -55,7 +85,6 @@ export class RecordSplitter {
       quoted = !quoted
       segment = q + 1
     }
-    // The carry starts at a record boundary (outside quotes), so its parity is that of the whole.
     this.quoted = quoted
     return cut
   }
