@@ -1,7 +1,6 @@
 import { createReadStream, statSync } from 'node:fs'
 import { Readable, Transform, pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { Agent, interceptors, request } from 'undici'
 import { BuildError } from './build-error.js'
 
 /** An opened export: its bytes (decompressed when it was gzip) and what progress to show. */
@@ -61,6 +60,8 @@ async function openRaw(src: string, stdin: Readable) {
 async function openUrl(src: string) {
   const url = new URL(src)
   const description = `${url.protocol}//${url.host}${url.pathname}`
+  // Loaded here, not at the top: only URL sources need it, and it costs every command 0.1 s to load.
+  const { Agent, interceptors, request } = await import('undici')
   // One dispatcher per download, closed with it, so no idle socket keeps the CLI alive.
   const dispatcher = new Agent({ headersTimeout: 60_000, bodyTimeout: 300_000 }).compose(
     interceptors.redirect({ maxRedirections: 5 }),
