@@ -45,6 +45,8 @@ const PIECE_BYTES = 4 << 20
 /** Pieces a worker may have queued; beyond that reading waits, so memory stays bounded. */
 const QUEUED_PER_WORKER = 3
 const WORKER = new URL('./parse-worker.js', import.meta.url)
+/** Past a few workers the one thread that decompresses and cuts the stream is the bound. */
+const MAX_WORKERS = 4
 
 /**
  * Reads and validates an export on all cores: this thread decompresses and cuts the
@@ -55,77 +57,77 @@ export async function readInParallel(
   bytes: AsyncIterable<Buffer>,
   rules: ValidationRules,
   onProgress: () => void,
-  workers = Math.max(2, availableParallelism()),
+  workers = Math.min(MAX_WORKERS, Math.max(2, availableParallelism())),
 ): Promise<ReadResult> {
   const iterator = bytes[Symbol.asyncIterator]()
-  // The first bytes tell the format and, for CSV, hold the header every worker needs.
-  let head = Buffer.alloc(0)
-  let detected: ReturnType<typeof detectFormat>
-  let headerEnd = 0
-  for (;;) {
-    const next = await iterator.next()
-    if (next.done) break
-    head = Buffer.concat([head, next.value])
-    detected = detectFormat(head)
-    if (detected === undefined) continue
-    if (detected.format === 'ndjson') break
-    const length = RecordSplitter.firstCsvRecord(head.subarray(detected.start))
-    if (length !== undefined) {
-      headerEnd = detected.start + length
-      break
-    }
-    if (head.length > 1 << 20) throw new BuildError('not a listings export: no header line in the first MiB')
-  }
-  if (detected === undefined) {
-    return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, store: new ListingStore() }
-  }
-  const format = detected.format
-  const setup: WorkerSetup = {
-    format,
-    header: format === 'csv' ? new Uint8Array(head.subarray(detected.start, headerEnd || head.length)) : new Uint8Array(0),
-    fx: [...rules.fx],
-    maxYear: rules.maxYear,
-  }
+  const head = await readHead(iterator)
+  if (head === undefined) return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, store: new ListingStore() }
+  const setup: WorkerSetup = { format: head.format, header: head.header, fx: [...rules.fx], maxYear: rules.maxYear }
   const pool = Array.from({ length: workers }, () => new ParseWorker(setup, onProgress))
   try {
-    const splitter = new RecordSplitter(format, PIECE_BYTES)
+    const splitter = new RecordSplitter(head.format, PIECE_BYTES)
     let sent = 0
     const take = async (chunk: Buffer) => {
       const piece = splitter.push(chunk)
       if (piece !== undefined) await pool[sent++ % workers]!.send(piece)
     }
-    const firstData = format === 'csv' ? head.subarray(headerEnd || head.length) : head.subarray(detected.start)
-    if (firstData.length > 0) await take(firstData)
-    for (;;) {
-      const next = await iterator.next()
-      if (next.done) break
-      await take(next.value)
-    }
-    const rest = splitter.end()
-    if (rest.length > 0) await pool[sent++ % workers]!.send(rest)
-    const results = await Promise.all(pool.map((w) => w.finish()))
-    const ranges: [number, number][] = []
-    const next = results.map(() => 0)
-    for (let piece = 0; piece < sent; piece++) {
-      const k = piece % workers
-      ranges.push([k, results[k]!.pieceRows[next[k]!++]!])
-    }
-    const rejected: Partial<Record<RejectionReason, number>> = {}
-    const conversions: Record<string, number> = {}
-    let rowsRead = 0
-    for (const result of results) {
-      rowsRead += result.rowsRead
-      for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][]) rejected[reason] = (rejected[reason] ?? 0) + n
-      for (const [code, n] of Object.entries(result.conversions)) conversions[code] = (conversions[code] ?? 0) + n
-    }
-    const store = ListingStore.merge(
-      results.map((r) => r.part),
-      ranges,
-    )
-    return { format, rowsRead, rejected, conversions, store }
+    if (head.rest.length > 0) await take(head.rest)
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) await take(next.value)
+    const last = splitter.end()
+    if (last.length > 0) await pool[sent++ % workers]!.send(last)
+    return { format: head.format, ...merge(await Promise.all(pool.map((w) => w.finish())), sent) }
   } finally {
     await Promise.all(pool.map((w) => w.terminate()))
   }
+}
+
+/**
+ * The first bytes: the format and, for CSV, the header record every worker parses
+ * first; `rest` is what follows it. Undefined for an export with nothing but white space.
+ */
+async function readHead(iterator: AsyncIterator<Buffer>) {
+  let head = Buffer.alloc(0)
+  for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+    head = Buffer.concat([head, next.value])
+    const detected = detectFormat(head)
+    if (detected === undefined) continue
+    if (detected.format === 'ndjson') return { format: detected.format, header: new Uint8Array(0), rest: head.subarray(detected.start) }
+    const length = RecordSplitter.firstCsvRecord(head.subarray(detected.start))
+    if (length !== undefined) {
+      const end = detected.start + length
+      return { format: detected.format, header: new Uint8Array(head.subarray(detected.start, end)), rest: head.subarray(end) }
+    }
+    if (head.length > 1 << 20) throw new BuildError('not a listings export: no header line in the first MiB')
+  }
+  const detected = detectFormat(head)
+  if (detected === undefined) return undefined
+  // A CSV that is a header without a line feed, or NDJSON without one: all of it is the start.
+  return detected.format === 'csv'
+    ? { format: detected.format, header: new Uint8Array(head.subarray(detected.start)), rest: Buffer.alloc(0) }
+    : { format: detected.format, header: new Uint8Array(0), rest: head.subarray(detected.start) }
+}
+
+/** The workers' rows in file order (piece k went to worker k mod n), and their counts summed. */
+function merge(results: readonly Done[], pieces: number) {
+  const ranges: [number, number][] = []
+  const next = results.map(() => 0)
+  for (let piece = 0; piece < pieces; piece++) {
+    const k = piece % results.length
+    ranges.push([k, results[k]!.pieceRows[next[k]!++]!])
+  }
+  const rejected: Partial<Record<RejectionReason, number>> = {}
+  const conversions: Record<string, number> = {}
+  let rowsRead = 0
+  for (const result of results) {
+    rowsRead += result.rowsRead
+    for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][]) rejected[reason] = (rejected[reason] ?? 0) + n
+    for (const [code, n] of Object.entries(result.conversions)) conversions[code] = (conversions[code] ?? 0) + n
+  }
+  const store = ListingStore.merge(
+    results.map((r) => r.part),
+    ranges,
+  )
+  return { rowsRead, rejected, conversions, store }
 }
 
 type Done = Extract<WorkerMessage, { kind: 'done' }>

@@ -6,6 +6,7 @@ import {
   MIN_LISTINGS,
   type AnswerRecords,
   type FactorEntry,
+  type FilteredFigures,
   type FactorSide,
   type PriceFigures,
   type PriceHistoryRecord,
@@ -295,9 +296,15 @@ function valuationFigures(local: Scratch, byPrice: Uint32Array, withMileage: num
       at++
     }
   }
-  const filtered: [number, number, PriceFigures][] = []
+  const filtered: FilteredFigures[] = []
   for (let c = 0; c < COMBOS; c++) {
-    if (start[c]! >= 0) filtered.push([comboFuel(c), comboGearbox(c), priceFigures(lists.subarray(start[c]!, fill[c]!))])
+    if (counts[c] === 0) continue
+    filtered.push({
+      fuel: comboFuel(c),
+      gearbox: comboGearbox(c),
+      sample_size: counts[c]!,
+      figures: start[c]! >= 0 ? priceFigures(lists.subarray(start[c]!, fill[c]!)) : null,
+    })
   }
   return { all: priceFigures(lists.subarray(0, n)), filtered, columns: packed?.bytes }
 }

@@ -114,11 +114,22 @@ export interface PriceFigures extends Quartiles {
   readonly sample_size: number
 }
 
-/** Valuation figures for the key and for each fuel/gearbox filter with enough listings. */
+/** The listings of a key with one fuel type, one gearbox, or both. */
+export interface FilteredFigures {
+  /** A fuel code, or UNKNOWN for any fuel. */
+  readonly fuel: number
+  /** A gearbox code, or UNKNOWN for any gearbox. */
+  readonly gearbox: number
+  readonly sample_size: number
+  /** Null below MIN_LISTINGS. */
+  readonly figures: PriceFigures | null
+}
+
+/** Valuation figures for the key and for each fuel/gearbox filter. */
 export interface ValuationRecord {
   readonly all: PriceFigures
-  /** [fuel code or UNKNOWN for any, gearbox code or UNKNOWN for any, figures]; only entries with >= MIN_LISTINGS. */
-  readonly filtered: readonly (readonly [number, number, PriceFigures])[]
+  /** Every filter that keeps at least one listing. */
+  readonly filtered: readonly FilteredFigures[]
   /** Listings with a known mileage (stored in `columns` when >= MIN_LISTINGS). */
   readonly with_mileage: number
 }

@@ -114,14 +114,20 @@ export class Snapshot {
     const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
     const gearbox = params.gearbox === null ? UNKNOWN : GEARBOXES.indexOf(params.gearbox)
     let figures: PriceFigures | undefined
+    let sampleSize: number
     if (params.mileage !== null) {
-      figures = record.with_mileage < MIN_LISTINGS ? undefined : this.mileageFigures(resolution, params.year, params.mileage, fuel, gearbox)
+      const prices = this.mileagePrices(resolution, params.year, params.mileage, fuel, gearbox)
+      sampleSize = prices.length
+      if (sampleSize >= MIN_LISTINGS) figures = priceFigures(prices)
     } else if (fuel === UNKNOWN && gearbox === UNKNOWN) {
       figures = record.all
+      sampleSize = figures.sample_size
     } else {
-      figures = record.filtered.find(([f, g]) => f === fuel && g === gearbox)?.[2]
+      // Fuel and gearbox filters were computed at build time, for every combination.
+      const entry = record.filtered.find((e) => e.fuel === fuel && e.gearbox === gearbox)
+      figures = entry?.figures ?? undefined
+      sampleSize = entry?.sample_size ?? 0
     }
-    const sampleSize = figures?.sample_size ?? 0
     if (figures === undefined || sampleSize < MIN_LISTINGS) {
       const filtered = params.mileage !== null || fuel !== UNKNOWN || gearbox !== UNKNOWN
       throw insufficient(resolution, params.year, sampleSize, filtered ? 'match these filters' : undefined)
@@ -207,13 +213,14 @@ export class Snapshot {
   }
 
   /**
-   * Valuation over the listings within ±30% of a mileage (0.7m <= mileage <= 1.3m,
-   * compared in integers so no rounding decides a border case). The key's columns are
-   * ascending by price, so the kept prices come out sorted.
+   * Prices, ascending, of the key's listings within ±30% of a mileage (0.7m <= mileage
+   * <= 1.3m, compared in integers so no rounding decides a border case) and of the
+   * fuel and gearbox asked for. The key's columns are ascending by price, so the kept
+   * prices come out sorted. The result is a view of a buffer the next call reuses.
    */
-  private mileageFigures(resolution: Resolution, year: number, mileage: number, fuel: number, gearbox: number): PriceFigures | undefined {
+  private mileagePrices(resolution: Resolution, year: number, mileage: number, fuel: number, gearbox: number): Float64Array {
     const stored = this.columns.getBinaryFast(statKey(resolution.target, year))
-    if (stored === undefined) return undefined
+    if (stored === undefined) return this.kept.subarray(0, 0)
     if (this.columnBuffer.byteLength < stored.byteLength) this.columnBuffer = new Uint8Array(grownSize(stored.byteLength))
     this.columnBuffer.set(stored)
     const columns = viewColumns(this.columnBuffer)
@@ -228,7 +235,7 @@ export class Snapshot {
       if (gearbox !== UNKNOWN && columns.gearbox[i] !== gearbox) continue
       this.kept[n++] = columns.price[i]!
     }
-    return n < MIN_LISTINGS ? { average: 0, median: 0, p25: 0, p75: 0, sample_size: n } : priceFigures(this.kept.subarray(0, n))
+    return this.kept.subarray(0, n)
   }
 }
 

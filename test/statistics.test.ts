@@ -73,10 +73,14 @@ t.test('valuation: fuel and gearbox together, and the 10-listing threshold of a 
   t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Hybryda', gearbox: 'Manualna' }), {
     code: 'INSUFFICIENT_DATA',
     status: 404,
-    extra: { sample_size: 0 },
+    extra: { sample_size: 9 },
   })
   t.equal(snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Hybryda' }).sample_size, 19)
-  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Elektryczny' }), { code: 'INSUFFICIENT_DATA' })
+  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Elektryczny' }), { code: 'INSUFFICIENT_DATA', extra: { sample_size: 0 } })
+  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Diesel', gearbox: 'Automatyczna' }), {
+    code: 'INSUFFICIENT_DATA',
+    extra: { sample_size: 5 },
+  })
 })
 
 t.test('valuation: the mileage window is inclusive at ±30% and drops unknown mileage', async (t) => {
