@@ -10,7 +10,6 @@ export const ERROR_STATUS = {
   DEMO_LIMIT_REACHED: 429,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
 } as const
 export type ErrorCode = keyof typeof ERROR_STATUS
 
