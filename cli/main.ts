@@ -5,6 +5,7 @@ import { buildCommand } from './build-command.js'
 import { generateCommand } from './generate-command.js'
 import { handleError } from './handle-error.js'
 import { sampleCommand } from './sample-command.js'
+import { serveCommand } from './serve-command.js'
 import { snapshotCommand } from './snapshot-command.js'
 
 const program = new Command('carmarket')
@@ -14,5 +15,6 @@ const program = new Command('carmarket')
   .addCommand(buildCommand)
   .addCommand(snapshotCommand)
   .addCommand(sampleCommand)
+  .addCommand(serveCommand)
 
 program.parseAsync().catch(handleError)

@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import { OPERATIONS, type Manifest, type Operation } from '../format/schema.js'
-import { priceHistoryParams, valuationParams, vehicleParams, type ParamSource } from '../query/params.js'
+import { answer, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
 import { UsageError } from './handle-error.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
@@ -46,7 +46,7 @@ const query = new Command('query')
     }
     const snapshot = openOrFail(flags.snapshots)
     try {
-      const data = answer(snapshot, operation as Operation, (name) => flagOf(flags, name))
+      const data = answer(snapshot, marketRequest(operation as Operation, (name) => flagOf(flags, name), snapshot.maxYear))
       process.stdout.write(`${JSON.stringify({ status: 'success', data }, null, 2)}\n`)
     } finally {
       await snapshot.close()
@@ -54,22 +54,6 @@ const query = new Command('query')
   })
 
 export const snapshotCommand = new Command('snapshot').description('inspect a snapshot and query it offline').addCommand(info).addCommand(query)
-
-/** Answers one operation with the parameter names of the HTTP API. */
-export function answer(snapshot: Snapshot, operation: Operation, get: ParamSource) {
-  switch (operation) {
-    case 'valuation':
-      return snapshot.valuation(valuationParams(get, snapshot.maxYear))
-    case 'price-history':
-      return snapshot.priceHistory(priceHistoryParams(get, snapshot.maxYear))
-    case 'liquidity':
-      return snapshot.liquidity(vehicleParams(get, snapshot.maxYear))
-    case 'valuation-factors':
-      return snapshot.valuationFactors(vehicleParams(get, snapshot.maxYear))
-    case 'regional':
-      return snapshot.regional(vehicleParams(get, snapshot.maxYear))
-  }
-}
 
 function flagOf(flags: QueryFlags, parameter: string): string | undefined {
   switch (parameter) {

@@ -7,9 +7,11 @@ export const ERROR_STATUS = {
   INSUFFICIENT_DATA: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  URI_TOO_LONG: 414,
   DEMO_LIMIT_REACHED: 429,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  NOT_READY: 503,
 } as const
 export type ErrorCode = keyof typeof ERROR_STATUS
 
@@ -26,6 +28,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly extra: Readonly<Record<string, unknown>> = {},
+    /** HTTP headers the answer carries, such as Retry-After or Allow. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message)
     this.status = ERROR_STATUS[code]

@@ -1,0 +1,53 @@
+import { Command } from 'commander'
+import { DEFAULTS, Runtime } from '../runtime/server.js'
+import { DEFAULT_SNAPSHOTS, collect, positiveInteger } from './options.js'
+import { ensureSampleSnapshot } from './sample-command.js'
+
+interface ServeFlags {
+  snapshots: string
+  ledger: string
+  host: string
+  port: string
+  rateLimit: string
+  demoQuota: string
+  trustedProxy: string[]
+  publicUrl: string
+  sample?: boolean
+}
+
+const env = process.env
+
+export const serveCommand = new Command('serve')
+  .description('serve the current snapshot over HTTP')
+  .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
+  .option('--ledger <dir>', 'ledger folder: accounts, demo and rate counters (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
+  .option('--host <host>', 'address to listen on (env HOST)', env.HOST ?? '127.0.0.1')
+  .option('-p, --port <port>', 'port to listen on (env PORT)', env.PORT ?? '8080')
+  .option('--rate-limit <n>', 'requests per minute per client address, 0 for none (env CARMARKET_RATE_LIMIT)', env.CARMARKET_RATE_LIMIT ?? String(DEFAULTS.rateLimit))
+  .option('--demo-quota <n>', 'keyless market calls per address per day, 0 turns the demo tier off (env CARMARKET_DEMO_QUOTA)', env.CARMARKET_DEMO_QUOTA ?? String(DEFAULTS.demoQuota))
+  .option('--trusted-proxy <address>', 'a proxy whose X-Forwarded-For is believed (repeatable; env CARMARKET_TRUSTED_PROXIES, comma-separated)', collect, env.CARMARKET_TRUSTED_PROXIES?.split(',').filter(Boolean) ?? [])
+  .option('--public-url <url>', 'the address callers reach the service at, for links in answers (env CARMARKET_PUBLIC_URL)', env.CARMARKET_PUBLIC_URL ?? 'http://localhost:8080')
+  .option('--sample', 'when there is no snapshot yet, generate and build the embedded sample first')
+  .action(async (flags: ServeFlags) => {
+    if (flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
+    const runtime = await Runtime.start(
+      {
+        snapshots: flags.snapshots,
+        ledger: flags.ledger,
+        rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
+        demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
+        trustedProxies: flags.trustedProxy,
+        registerUrl: `${flags.publicUrl.replace(/\/+$/, '')}/register`,
+      },
+      flags.host,
+      positiveInteger(flags.port, '--port', 0),
+    )
+    const { address, port } = runtime.address()
+    process.stderr.write(`carmarket serving on http://${address.includes(':') ? `[${address}]` : address}:${port}\n`)
+    const stop = () => {
+      process.stderr.write('carmarket: stopping (finishing requests in flight)\n')
+      void runtime.close().then(() => process.exit(0))
+    }
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+  })

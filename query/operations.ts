@@ -1,0 +1,58 @@
+import type { Operation } from '../format/schema.js'
+import type { MarketData } from './answers.js'
+import {
+  priceHistoryParams,
+  valuationParams,
+  vehicleParams,
+  type ParamSource,
+  type PriceHistoryParams,
+  type ValuationParams,
+  type VehicleParams,
+} from './params.js'
+import type { Snapshot } from './snapshot.js'
+
+/** What each market operation takes and costs (interface spec, "Endpoints" and "Limits"). */
+export const OPERATION_SPECS: Readonly<Record<Operation, { readonly parameters: readonly string[]; readonly credits: number }>> = {
+  valuation: { parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'], credits: 8 },
+  'price-history': { parameters: ['make', 'model', 'year', 'months'], credits: 10 },
+  liquidity: { parameters: ['make', 'model', 'year'], credits: 6 },
+  'valuation-factors': { parameters: ['make', 'model', 'year'], credits: 12 },
+  regional: { parameters: ['make', 'model', 'year'], credits: 8 },
+}
+
+/** A market question with its parameters guarded and typed. */
+export type MarketRequest =
+  | { readonly operation: 'valuation'; readonly params: ValuationParams }
+  | { readonly operation: 'price-history'; readonly params: PriceHistoryParams }
+  | { readonly operation: 'liquidity' | 'valuation-factors' | 'regional'; readonly params: VehicleParams }
+
+/**
+ * Guards one operation's parameters, given as raw text by their API names (a query
+ * string, CLI options); throws INVALID_PARAMETER naming the first bad one.
+ */
+export function marketRequest(operation: Operation, get: ParamSource, maxYear: number): MarketRequest {
+  switch (operation) {
+    case 'valuation':
+      return { operation, params: valuationParams(get, maxYear) }
+    case 'price-history':
+      return { operation, params: priceHistoryParams(get, maxYear) }
+    default:
+      return { operation, params: vehicleParams(get, maxYear) }
+  }
+}
+
+/** Answers a guarded market question from a snapshot. */
+export function answer(snapshot: Snapshot, request: MarketRequest): MarketData {
+  switch (request.operation) {
+    case 'valuation':
+      return snapshot.valuation(request.params)
+    case 'price-history':
+      return snapshot.priceHistory(request.params)
+    case 'liquidity':
+      return snapshot.liquidity(request.params)
+    case 'valuation-factors':
+      return snapshot.valuationFactors(request.params)
+    case 'regional':
+      return snapshot.regional(request.params)
+  }
+}

@@ -1,0 +1,94 @@
+import { ApiError } from '../query/api-error.js'
+import type { Counters } from './counters.js'
+
+const MINUTE_MS = 60_000
+const DAY_MS = 86_400_000
+
+/** Milliseconds since the epoch; tests pass their own. */
+export type Clock = () => number
+
+/**
+ * Requests per client address per minute, on every route and across all workers
+ * (fixed one-minute windows). Answers carry the IETF draft RateLimit-Policy and
+ * RateLimit headers so that a client can pace itself; `limit` 0 turns it off.
+ */
+export class RateLimiter {
+  private readonly policy: string
+
+  constructor(
+    private readonly counters: Counters,
+    private readonly limit: number,
+    private readonly clock: Clock,
+  ) {
+    this.policy = `"ip";q=${limit};w=60`
+  }
+
+  /** Counts a request; resolves to the headers to answer with, or throws RATE_LIMIT_EXCEEDED. */
+  async admit(ip: string): Promise<Record<string, string>> {
+    if (this.limit === 0) return {}
+    const now = this.clock()
+    const window = Math.floor(now / MINUTE_MS)
+    const reset = Math.ceil(((window + 1) * MINUTE_MS - now) / 1000)
+    const count = await this.counters.countUpTo('rate', window, ip, this.limit)
+    const headers = { 'RateLimit-Policy': this.policy, RateLimit: `"ip";r=${this.limit - (count ?? this.limit)};t=${reset}` }
+    if (count === undefined) {
+      throw new ApiError(
+        'RATE_LIMIT_EXCEEDED',
+        `More than ${this.limit} requests in a minute from this address; retry in ${reset} s.`,
+        {},
+        { ...headers, 'Retry-After': String(reset) },
+      )
+    }
+    return headers
+  }
+
+  /** Drops the counts of minutes gone by. */
+  sweep(): Promise<void> {
+    return this.counters.forgetBefore('rate', Math.floor(this.clock() / MINUTE_MS))
+  }
+}
+
+/**
+ * The keyless demo tier: `quota` successful market calls per client address per UTC
+ * day, shared by all workers and kept across restarts. A failed call uses none;
+ * `quota` 0 turns the demo tier off (every keyless market call is refused).
+ */
+export class DemoQuota {
+  constructor(
+    private readonly counters: Counters,
+    private readonly quota: number,
+    private readonly registerUrl: string,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Throws DEMO_LIMIT_REACHED when the address has no demo call left today. */
+  check(ip: string): void {
+    if (this.counters.count('demo', this.day(), ip) >= this.quota) throw this.reached()
+  }
+
+  /** Counts a successful call; throws DEMO_LIMIT_REACHED when concurrent calls used the last one first. */
+  async use(ip: string): Promise<void> {
+    if ((await this.counters.countUpTo('demo', this.day(), ip, this.quota)) === undefined) throw this.reached()
+  }
+
+  /** Drops the counts of days gone by. */
+  sweep(): Promise<void> {
+    return this.counters.forgetBefore('demo', this.day())
+  }
+
+  private day(): number {
+    return Math.floor(this.clock() / DAY_MS)
+  }
+
+  private reached(): ApiError {
+    const retry = Math.ceil(((this.day() + 1) * DAY_MS - this.clock()) / 1000)
+    return new ApiError(
+      'DEMO_LIMIT_REACHED',
+      this.quota === 0
+        ? 'The keyless demo tier is off: send an X-API-Key header.'
+        : `The keyless demo tier answers ${this.quota} market calls per address per day; register for a free key with 50 credits.`,
+      { register_url: this.registerUrl },
+      { 'Retry-After': String(retry) },
+    )
+  }
+}

@@ -1,0 +1,32 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ApiError } from '../query/api-error.js'
+
+/**
+ * Every answer goes out here: content type and length, no caching of metered
+ * answers, and HEAD answered like GET without its body.
+ */
+export function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Readonly<Record<string, string | number>> = {},
+  contentType = 'application/json; charset=utf-8',
+): void {
+  res.statusCode = status
+  res.setHeader('Content-Type', contentType)
+  res.setHeader('Content-Length', Buffer.byteLength(body))
+  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-store')
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
+  res.end(req.method === 'HEAD' ? undefined : body)
+}
+
+/** An error in the spec's envelope, with the headers the error carries. */
+export function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+  send(req, res, error.status, JSON.stringify({ status: 'error', error: error.toJSON() }), error.headers)
+}
+
+/** A success in the spec's envelope. `data` is JSON already. */
+export function sendData(req: IncomingMessage, res: ServerResponse, data: string): void {
+  send(req, res, 200, `{"status":"success","data":${data}}`)
+}

@@ -1,0 +1,152 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { OPERATIONS, type Operation } from '../format/schema.js'
+import { ApiError } from '../query/api-error.js'
+import { OPERATION_SPECS, answer, marketRequest } from '../query/operations.js'
+import { Snapshot } from '../query/snapshot.js'
+import { clientIp, canonicalIp } from './client-ip.js'
+import { Counters } from './counters.js'
+import { DemoQuota, RateLimiter, type Clock } from './limits.js'
+import { parseQuery } from './query-string.js'
+import { sendData, sendError } from './send.js'
+
+export interface RuntimeOptions {
+  /** A snapshots folder (its `current` is served) or one snapshot folder. */
+  readonly snapshots: string
+  /** The ledger folder: the demo and rate counters live here. */
+  readonly ledger: string
+  /** Requests per minute per client address on every route; 0 turns the limit off. */
+  readonly rateLimit: number
+  /** Successful keyless market calls per client address per UTC day; 0 turns the demo tier off. */
+  readonly demoQuota: number
+  /** Addresses of the operator's proxies, whose X-Forwarded-For is believed. */
+  readonly trustedProxies: readonly string[]
+  /** Where people register for a key (DEMO_LIMIT_REACHED's register_url). */
+  readonly registerUrl: string
+  readonly clock?: Clock
+}
+
+export const DEFAULTS = { rateLimit: 120, demoQuota: 5 } as const
+/** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
+export const MAX_URL_LENGTH = 2048
+const ALLOW = 'GET, HEAD'
+const SWEEP_MS = 10 * 60_000
+
+type Handler = (req: IncomingMessage, res: ServerResponse, query: string, ip: string) => Promise<void> | void
+
+/**
+ * The HTTP runtime: node:http and nothing else. A request is rate-limited, routed,
+ * validated and answered from the snapshot with one look-up; every failure becomes
+ * an error envelope in one place, and anything unexpected a 500 that tells nothing
+ * of the server's insides while the process keeps serving.
+ */
+export class Runtime {
+  readonly server: Server
+  private snapshot: Snapshot | undefined
+  private readonly counters: Counters
+  private readonly rate: RateLimiter
+  private readonly demo: DemoQuota
+  private readonly trusted: ReadonlySet<string>
+  private readonly routes = new Map<string, Handler>()
+  private readonly sweeper: NodeJS.Timeout
+
+  private constructor(private readonly options: RuntimeOptions) {
+    const clock = options.clock ?? Date.now
+    this.counters = Counters.open(options.ledger)
+    this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
+    this.demo = new DemoQuota(this.counters, options.demoQuota, options.registerUrl, clock)
+    this.trusted = new Set(options.trustedProxies.map(canonicalIp))
+    try {
+      this.snapshot = Snapshot.open(options.snapshots)
+    } catch {
+      this.snapshot = undefined
+    }
+    for (const operation of OPERATIONS) this.routes.set(`/v1/market/${operation}`, this.market(operation))
+    this.routes.set('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
+    this.routes.set('/readyz', (req, res) => {
+      const manifest = this.ready().manifest
+      sendData(req, res, JSON.stringify({ ready: true, snapshot: manifest.build_id, as_of: manifest.as_of }))
+    })
+    this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+      void this.handle(req, res)
+    })
+    this.sweeper = setInterval(() => void Promise.all([this.rate.sweep(), this.demo.sweep()]), SWEEP_MS).unref()
+  }
+
+  /** Opens the snapshot and the counters and listens; port 0 picks a free port. */
+  static async start(options: RuntimeOptions, host: string, port: number): Promise<Runtime> {
+    const runtime = new Runtime(options)
+    await new Promise<void>((resolve, reject) => {
+      runtime.server.once('error', reject)
+      runtime.server.listen(port, host, () => {
+        runtime.server.off('error', reject)
+        resolve()
+      })
+    })
+    return runtime
+  }
+
+  address(): AddressInfo {
+    return this.server.address() as AddressInfo
+  }
+
+  /** Stops accepting, lets requests in flight finish, then closes the snapshot and the counters. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper)
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()))
+    this.server.closeIdleConnections()
+    await closed
+    await this.snapshot?.close()
+    await this.counters.close()
+  }
+
+  private ready(): Snapshot {
+    if (this.snapshot === undefined) throw new ApiError('NOT_READY', 'No snapshot is open yet; build one with carmarket build.')
+    return this.snapshot
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = req.url ?? '/'
+      if (url.length > MAX_URL_LENGTH) throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
+      const ip = clientIp(req, this.trusted)
+      for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
+      const q = url.indexOf('?')
+      const path = q < 0 ? url : url.slice(0, q)
+      const route = this.routes.get(path)
+      if (route === undefined) throw new ApiError('NOT_FOUND', `No route ${JSON.stringify(path.slice(0, 100))}; the API is described at /v1/openapi.json.`)
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers GET and HEAD only.`, {}, { Allow: ALLOW })
+      }
+      await route(req, res, q < 0 ? '' : url.slice(q + 1), ip)
+    } catch (error) {
+      if (res.headersSent) {
+        res.destroy()
+      } else if (error instanceof ApiError) {
+        sendError(req, res, error)
+      } else {
+        process.stderr.write(`${JSON.stringify({ level: 'error', message: 'unexpected error', error: String((error as Error)?.stack ?? error) })}\n`)
+        sendError(req, res, new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.'))
+      }
+    }
+  }
+
+  /**
+   * A keyless market call, in the spec's order: parameters (400), the demo quota (429),
+   * data (404), and only a success is counted.
+   */
+  private market(operation: Operation): Handler {
+    const spec = OPERATION_SPECS[operation]
+    const known = new Set(spec.parameters)
+    return async (req, res, query, ip) => {
+      const params = parseQuery(query, known)
+      const snapshot = this.ready()
+      const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)
+      this.demo.check(ip)
+      const data = answer(snapshot, request)
+      await this.demo.use(ip)
+      sendData(req, res, JSON.stringify({ ...data, credits_used: spec.credits }))
+    }
+  }
+}
+
