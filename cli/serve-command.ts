@@ -37,7 +37,7 @@ export const serveCommand = new Command('serve')
         rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
         demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
         trustedProxies: flags.trustedProxy,
-        registerUrl: `${flags.publicUrl.replace(/\/+$/, '')}/register`,
+        publicUrl: flags.publicUrl,
       },
       flags.host,
       positiveInteger(flags.port, '--port', 0),

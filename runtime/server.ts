@@ -8,7 +8,8 @@ import { clientIp, canonicalIp } from './client-ip.js'
 import { Counters } from './counters.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { parseQuery } from './query-string.js'
-import { sendData, sendError } from './send.js'
+import { servedDocument } from './openapi.js'
+import { send, sendData, sendError } from './send.js'
 
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
@@ -21,8 +22,8 @@ export interface RuntimeOptions {
   readonly demoQuota: number
   /** Addresses of the operator's proxies, whose X-Forwarded-For is believed. */
   readonly trustedProxies: readonly string[]
-  /** Where people register for a key (DEMO_LIMIT_REACHED's register_url). */
-  readonly registerUrl: string
+  /** The address callers reach the service at: the OpenAPI document's server and the base of register_url. */
+  readonly publicUrl: string
   readonly clock?: Clock
 }
 
@@ -54,7 +55,8 @@ export class Runtime {
     const clock = options.clock ?? Date.now
     this.counters = Counters.open(options.ledger)
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
-    this.demo = new DemoQuota(this.counters, options.demoQuota, options.registerUrl, clock)
+    const publicUrl = options.publicUrl.replace(/\/+$/, '')
+    this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
     try {
       this.snapshot = Snapshot.open(options.snapshots)
@@ -62,6 +64,12 @@ export class Runtime {
       this.snapshot = undefined
     }
     for (const operation of OPERATIONS) this.routes.set(`/v1/market/${operation}`, this.market(operation))
+    const document = servedDocument(this.snapshot?.maxYear ?? new Date().getUTCFullYear() + 1, publicUrl)
+    this.routes.set('/v1/openapi.json', (req, res) => {
+      const headers = { ETag: document.etag, 'Cache-Control': 'no-cache' }
+      if (req.headers['if-none-match'] === document.etag) send(req, res, 304, '', headers)
+      else send(req, res, 200, document.body, headers)
+    })
     this.routes.set('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.routes.set('/readyz', (req, res) => {
       const manifest = this.ready().manifest
@@ -132,13 +140,15 @@ export class Runtime {
   }
 
   /**
-   * A keyless market call, in the spec's order: parameters (400), the demo quota (429),
-   * data (404), and only a success is counted.
+   * A keyless market call, in the spec's order: authentication (401), parameters (400),
+   * the demo quota (429), data (404), and only a success is counted.
    */
   private market(operation: Operation): Handler {
     const spec = OPERATION_SPECS[operation]
     const known = new Set(spec.parameters)
     return async (req, res, query, ip) => {
+      // No key is known until accounts exist: a key sent at all is refused, never served as the demo.
+      if (req.headers['x-api-key'] !== undefined) throw new ApiError('UNAUTHORIZED', 'The X-API-Key is empty or unknown. Omit the header for the keyless demo tier.')
       const params = parseQuery(query, known)
       const snapshot = this.ready()
       const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)

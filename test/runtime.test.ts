@@ -33,7 +33,7 @@ async function get(base: string, path: string, method: 'GET' | 'HEAD' | 'POST' =
 
 async function serve(t: Test, snapshots: string, options: Partial<RuntimeOptions> = {}) {
   const runtime = await Runtime.start(
-    { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 1000, trustedProxies: [], registerUrl: 'https://example.test/register', ...options },
+    { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://example.test/', ...options },
     '127.0.0.1',
     0,
   )

@@ -1,0 +1,244 @@
+import { createHash } from 'node:crypto'
+import { OPERATIONS, type Operation } from '../format/schema.js'
+import { FUEL_ALIASES, FUEL_TYPES, GEARBOXES, GEARBOX_ALIASES, VOIVODESHIPS } from '../format/vocabulary.js'
+import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
+import { OPERATION_SPECS } from '../query/operations.js'
+import { MAX_MILEAGE, MAX_NAME_LENGTH, MIN_YEAR, MONTHS } from '../query/params.js'
+import { MAX_VALUE_LENGTH } from './query-string.js'
+
+type Schema = Record<string, unknown>
+
+const integer = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra })
+const number: Schema = { type: 'number' }
+const string: Schema = { type: 'string' }
+const object = (properties: Record<string, Schema>, required = Object.keys(properties)): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+})
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
+const accepted = <T extends string>(canonical: readonly T[], aliases: Readonly<Record<T, readonly string[]>>) => [
+  ...canonical,
+  ...canonical.flatMap((c) => aliases[c]),
+]
+
+const PARAMETERS: Record<string, Schema> = {
+  make: { description: 'Make, as written or an alias (VW, Mercedes).', schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH }, example: 'VW' },
+  model: {
+    description: 'Model, as written, an alias (320d) or an English family name (3 Series, C-Class).',
+    schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH },
+    example: 'Golf',
+  },
+  fuel_type: {
+    description: 'Fuel type in Polish or English, case-, diacritic- and spacing-insensitive.',
+    schema: { ...string, enum: accepted(FUEL_TYPES, FUEL_ALIASES), maxLength: MAX_VALUE_LENGTH },
+    example: 'Diesel',
+  },
+  gearbox: {
+    description: 'Gearbox in Polish or English, case-insensitive.',
+    schema: { ...string, enum: accepted(GEARBOXES, GEARBOX_ALIASES) },
+    example: 'manual',
+  },
+  mileage: { description: 'Target mileage in km: only listings within ±30% of it are used.', schema: integer({ minimum: 1, maximum: MAX_MILEAGE }), example: 120000 },
+  months: { description: 'Months of history, ending with the as-of month.', schema: integer({ minimum: MONTHS.min, maximum: MONTHS.max, default: MONTHS.default }), example: 12 },
+}
+
+const DESCRIPTIONS: Record<Operation, { summary: string; description: string; data: string }> = {
+  valuation: { summary: 'Price distribution', description: 'Average, median, P25 and P75 asking prices for a make, model and production year.', data: 'ValuationData' },
+  'price-history': { summary: 'Monthly price trend', description: 'Average asking price per month of first sighting; months without listings are left out.', data: 'PriceHistoryData' },
+  liquidity: { summary: 'Days on market', description: 'Median listing span of closed listings plus 13 days for the delay with which a listing is first detected.', data: 'LiquidityData' },
+  'valuation-factors': {
+    summary: 'Price impact of attributes',
+    description: 'Imported against domestic, automatic against manual and each fuel against petrol, as percentage differences of mean price.',
+    data: 'ValuationFactorsData',
+  },
+  regional: { summary: 'Prices by voivodeship', description: 'Average asking price per voivodeship and its deviation from the national average.', data: 'RegionalData' },
+}
+
+const RATE_HEADERS = {
+  'RateLimit-Policy': { description: 'The rate limit policy (IETF draft).', schema: string },
+  RateLimit: { description: 'Requests left in the current window and seconds until it resets (IETF draft).', schema: string },
+}
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: integer() } }
+
+function errorResponse(description: string, codes: readonly ErrorCode[], retry = false): Schema {
+  return {
+    description,
+    headers: retry ? { ...RATE_HEADERS, ...RETRY_AFTER } : RATE_HEADERS,
+    content: {
+      'application/json': {
+        schema: ref('Error'),
+        examples: Object.fromEntries(codes.map((code) => [code, { value: { status: 'error', error: { code, message: `An example of ${code}.` } } }])),
+      },
+    },
+  }
+}
+
+function marketPath(operation: Operation, maxYear: number): Schema {
+  const spec = OPERATION_SPECS[operation]
+  const text = DESCRIPTIONS[operation]
+  const parameters = spec.parameters.map((name) => {
+    const definition =
+      name === 'year'
+        ? { description: 'Production year.', schema: integer({ minimum: MIN_YEAR, maximum: maxYear }), example: 2017 }
+        : PARAMETERS[name]!
+    return { name, in: 'query', required: ['make', 'model', 'year'].includes(name), ...definition }
+  })
+  return {
+    get: {
+      operationId: operation.replace(/-(.)/g, (_, c: string) => c.toUpperCase()),
+      summary: `${text.summary} (${spec.credits} credits)`,
+      description: `${text.description} Costs ${spec.credits} credits; a failed call costs none. Without X-API-Key: the keyless demo tier.`,
+      tags: ['market'],
+      parameters,
+      responses: {
+        '200': {
+          description: 'The statistics.',
+          headers: RATE_HEADERS,
+          content: { 'application/json': { schema: object({ status: { const: 'success' }, data: ref(text.data) }) } },
+        },
+        '400': errorResponse('A parameter is missing, unknown, given twice or not accepted (INVALID_PARAMETER, naming it).', ['INVALID_PARAMETER']),
+        '401': errorResponse('The X-API-Key header is present but empty or unknown.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),
+        '404': errorResponse('Fewer than 10 listings match, or a name resolves to nothing (with suggestions).', ['INSUFFICIENT_DATA']),
+        '429': errorResponse('The keyless daily quota or the rate limit is used up.', ['DEMO_LIMIT_REACHED', 'RATE_LIMIT_EXCEEDED'], true),
+        '500': errorResponse('The server failed; no credits were used. Retry.', ['INTERNAL_ERROR']),
+        '503': errorResponse('No snapshot is open yet.', ['NOT_READY']),
+      },
+    },
+  }
+}
+
+function schemas(): Record<string, Schema> {
+  const side = object({ label: string, avg_price: number, sample_size: integer() })
+  const base = {
+    make: { ...string, description: 'The make as the request gave it.' },
+    model: { ...string, description: 'The model as the request gave it.' },
+    year: integer(),
+    matched: ref('Matched'),
+    credits_used: { ...integer(), description: 'What the call costs (a keyless call shows what a keyed one would).' },
+    credits_remaining: { ...integer(), description: 'The balance after the call; only in keyed answers.' },
+  }
+  const data = (properties: Record<string, Schema>) => object({ ...base, ...properties }, [...Object.keys(base), ...Object.keys(properties)].filter((k) => k !== 'credits_remaining'))
+  const currency = { const: 'PLN' }
+  return {
+    Matched: object({
+      makes: { type: 'array', items: string },
+      models: { type: 'array', items: string },
+      match_type: { enum: ['exact', 'normalized', 'alias', 'family', 'fuzzy'] },
+    }),
+    ValuationData: data({
+      currency,
+      filters: object({
+        fuel_type: { enum: [...FUEL_TYPES, null] },
+        gearbox: { enum: [...GEARBOXES, null] },
+        mileage: { type: ['integer', 'null'] },
+      }),
+      valuation: object({ average: number, median: number, p25: number, p75: number }),
+      sample_size: integer(),
+    }),
+    PriceHistoryData: data({
+      currency,
+      months_requested: integer({ minimum: MONTHS.min, maximum: MONTHS.max }),
+      trend: { type: 'array', items: object({ month: { ...string, pattern: '^[0-9]{4}-[0-9]{2}$' }, avg_price: number, sample_size: integer() }) },
+    }),
+    LiquidityData: data({
+      estimated_days_on_market: integer(),
+      observed_listing_span: integer(),
+      active_listings: integer(),
+      sample_size: integer(),
+      note: string,
+    }),
+    ValuationFactorsData: data({
+      currency,
+      total_sample_size: integer(),
+      factors: {
+        type: 'array',
+        items: object({ dimension: { enum: ['import_status', 'gearbox', 'fuel_type'] }, baseline: side, comparison: side, price_diff_percent: number }),
+      },
+    }),
+    RegionalData: data({
+      currency,
+      national_average: number,
+      total_sample_size: integer(),
+      regions: { type: 'array', items: object({ region: { enum: [...VOIVODESHIPS] }, avg_price: number, sample_size: integer(), vs_national_pct: number }) },
+    }),
+    Error: object({
+      status: { const: 'error' },
+      error: object(
+        {
+          code: { enum: Object.keys(ERROR_STATUS) },
+          message: string,
+          parameter: { ...string, description: 'INVALID_PARAMETER: the parameter at fault.' },
+          suggestions: { type: 'array', items: string, description: 'INSUFFICIENT_DATA for an unknown name: close canonical names.' },
+          sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
+          register_url: { ...string, description: 'DEMO_LIMIT_REACHED: where to register for a key.' },
+          top_up_url: { ...string, description: 'INSUFFICIENT_CREDITS: where to buy credits.' },
+        },
+        ['code', 'message'],
+      ),
+    }),
+  }
+}
+
+/**
+ * The OpenAPI 3.1.0 description of everything the runtime serves, built from the same
+ * parameter bounds, vocabularies, operation costs and error codes the code validates
+ * with, so the two cannot drift. Built once when the runtime starts: the year's upper
+ * bound is the snapshot's.
+ */
+export function openApiDocument(maxYear: number, serverUrl: string): Schema {
+  const plain = (description: string, data: Schema) => ({
+    get: {
+      security: [],
+      summary: description,
+      responses: { '200': { description, content: { 'application/json': { schema: object({ status: { const: 'success' }, data }) } } } },
+    },
+  })
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Polish used-car market data',
+      version: '1.0.0',
+      description:
+        'Aggregated statistics on the Polish used-car market (prices in PLN). Market calls cost prepaid credits; without an X-API-Key header they are answered by the keyless demo tier (5 per address per day).',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ ApiKey: [] }, {}],
+    tags: [{ name: 'market', description: 'Paid market statistics.' }],
+    paths: {
+      ...Object.fromEntries(OPERATIONS.map((operation) => [`/v1/market/${operation}`, marketPath(operation, maxYear)])),
+      '/v1/openapi.json': {
+        get: {
+          security: [],
+          summary: 'This document (as it is, not in an envelope).',
+          responses: { '200': { description: 'The OpenAPI 3.1.0 document.', content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } } } },
+        },
+      },
+      '/livez': plain('The process is alive.', object({ alive: { const: true } })),
+      '/readyz': {
+        get: {
+          security: [],
+          summary: 'A snapshot is open and served.',
+          responses: {
+            '200': {
+              description: 'Ready.',
+              content: { 'application/json': { schema: object({ status: { const: 'success' }, data: object({ ready: { const: true }, snapshot: string, as_of: string }) }) } },
+            },
+            '503': errorResponse('No snapshot is open.', ['NOT_READY']),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The key e-mailed after registration.' } },
+      schemas: schemas(),
+    },
+  }
+}
+
+/** The document as served: its JSON and an ETag for conditional requests. */
+export function servedDocument(maxYear: number, serverUrl: string): { body: string; etag: string } {
+  const body = JSON.stringify(openApiDocument(maxYear, serverUrl))
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }
+}

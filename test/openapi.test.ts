@@ -1,0 +1,86 @@
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import t from 'tap'
+import { request } from 'undici'
+import { Runtime } from '../runtime/server.js'
+import { build, freshDir, rows, toCsv } from './support.js'
+
+const data = [...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })), ...rows(4, () => ({ model: 'Polo' }))]
+
+t.test('the served OpenAPI document is valid 3.1 and every answer matches it', async (t) => {
+  const { snapshots, snapshot } = await build(t, toCsv(data))
+  const runtime = await Runtime.start(
+    { snapshots, ledger: freshDir(t), rateLimit: 1000, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://api.example.test' },
+    '127.0.0.1',
+    0,
+  )
+  t.teardown(() => runtime.close())
+  const base = `http://127.0.0.1:${runtime.address().port}`
+  const fetched = await request(`${base}/v1/openapi.json`)
+  t.equal(fetched.statusCode, 200)
+  const etag = fetched.headers.etag as string
+  const doc = (await fetched.body.json()) as Record<string, any>
+
+  const validation = await new Validator().validate(doc)
+  t.same(validation.errors, undefined, 'no validation errors')
+  t.equal(validation.valid, true)
+  t.equal(doc.openapi, '3.1.0')
+  t.equal(doc.info.version, '1.0.0')
+  t.same(doc.servers, [{ url: 'https://api.example.test' }])
+  t.same(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The key e-mailed after registration.' })
+  t.same(doc.security[0], { ApiKey: [] }, 'the key is a global requirement')
+
+  const market = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional']
+  t.same(Object.keys(doc.paths).sort(), [...market.map((m) => `/v1/market/${m}`), '/v1/openapi.json', '/livez', '/readyz'].sort())
+  const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p]))
+  const valuation = params('/v1/market/valuation')
+  t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'])
+  t.same([valuation.year.schema.minimum, valuation.year.schema.maximum], [1900, snapshot.maxYear])
+  t.same(valuation.mileage.schema, { type: 'integer', minimum: 1, maximum: 3_000_000 })
+  for (const value of ['Benzyna', 'Diesel', 'Hybryda', 'Hybryda Plug-in', 'Elektryczny', 'Benzyna+LPG', 'Benzyna+CNG', 'Wodór', 'petrol', 'phev', 'hydrogen']) {
+    t.ok(valuation.fuel_type.schema.enum.includes(value), `fuel_type lists ${value}`)
+  }
+  t.same(valuation.gearbox.schema.enum, ['Manualna', 'Automatyczna', 'manual', 'automatic'])
+  t.same(params('/v1/market/price-history').months.schema, { type: 'integer', minimum: 1, maximum: 24, default: 6 })
+  t.same(Object.keys(params('/v1/market/regional')), ['make', 'model', 'year'])
+  t.same(
+    market.map((m) => doc.paths[`/v1/market/${m}`].get.summary.match(/\((\d+) credits\)/)?.[1]),
+    ['8', '10', '6', '12', '8'],
+    'the credits of each endpoint',
+  )
+
+  // Every answer, success or failure, validates against the schema the document gives for its route and status.
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  ajv.addSchema(doc, 'api')
+  const pointer = (path: string, status: number) =>
+    `api#/paths/${path.replace(/\//g, '~1')}/get/responses/${status}/content/application~1json/schema`
+  const q = 'make=VW&model=Golf&year=2017'
+  const calls: [string, number][] = [
+    ...market.map((m): [string, number] => [`/v1/market/${m}?${q}`, 200]),
+    [`/v1/market/valuation?${q}&fuel_type=diesel&gearbox=manual&mileage=100000`, 200],
+    [`/v1/market/price-history?${q}&months=24`, 200],
+    ['/v1/market/valuation?make=VW&model=Golf&year=abc', 400],
+    ['/v1/market/valuation?make=VW&model=Golf&year=2017&colour=red', 400],
+    ['/v1/market/regional?make=VW&model=Polo&year=2017', 404],
+    ['/v1/market/regional?make=Nosuchmake&model=Polo&year=2017', 404],
+    ['/livez', 200],
+    ['/readyz', 200],
+  ]
+  for (const [path, status] of calls) {
+    const response = await request(`${base}${path}`)
+    const body = await response.body.json()
+    t.equal(response.statusCode, status, path)
+    const validate = ajv.getSchema(pointer(path.split('?')[0]!, status))
+    t.ok(validate, `the document describes ${status} for ${path}`)
+    t.ok(validate!(body), `${path} matches the document: ${JSON.stringify(validate!.errors)}`)
+  }
+  const keyed = await request(`${base}/v1/market/valuation?${q}`, { headers: { 'x-api-key': 'cm_nosuchkey' } })
+  t.equal(keyed.statusCode, 401)
+  t.ok(ajv.getSchema(pointer('/v1/market/valuation', 401))!(await keyed.body.json()))
+
+  t.ok(ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc), 'the document describes itself as served')
+
+  const again = await request(`${base}/v1/openapi.json`, { headers: { 'if-none-match': etag } })
+  t.equal(again.statusCode, 304, 'a conditional request for the same document')
+  await again.body.dump()
+})
