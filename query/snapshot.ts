@@ -221,8 +221,11 @@ export class Snapshot {
   private mileagePrices(resolution: Resolution, year: number, mileage: number, fuel: number, gearbox: number): Float64Array {
     const stored = this.columns.getBinaryFast(statKey(resolution.target, year))
     if (stored === undefined) return this.kept.subarray(0, 0)
-    if (this.columnBuffer.byteLength < stored.byteLength) this.columnBuffer = new Uint8Array(grownSize(stored.byteLength))
-    this.columnBuffer.set(stored)
+    // getBinaryFast lends a large reusable buffer whose `length` alone is the value's:
+    // copy exactly that many bytes.
+    const size = stored.length
+    if (this.columnBuffer.byteLength < size) this.columnBuffer = new Uint8Array(grownSize(size))
+    this.columnBuffer.set(stored.subarray(0, size))
     const columns = viewColumns(this.columnBuffer)
     if (this.kept.length < columns.count) this.kept = new Float64Array(grownSize(columns.count))
     const low = 7 * mileage
