@@ -25,9 +25,11 @@ export interface RuntimeOptions {
   /** The address callers reach the service at: the OpenAPI document's server and the base of register_url. */
   readonly publicUrl: string
   readonly clock?: Clock
+  /** Milliseconds allowed for the headers, for a whole request, and for an idle keep-alive connection. */
+  readonly timeouts?: { readonly headers: number; readonly request: number; readonly keepAlive: number }
 }
 
-export const DEFAULTS = { rateLimit: 120, demoQuota: 5 } as const
+export const DEFAULTS = { rateLimit: 120, demoQuota: 5, timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 } } as const
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
 export const MAX_URL_LENGTH = 2048
 const ALLOW = 'GET, HEAD'
@@ -75,9 +77,20 @@ export class Runtime {
       const manifest = this.ready().manifest
       sendData(req, res, JSON.stringify({ ready: true, snapshot: manifest.build_id, as_of: manifest.as_of }))
     })
-    this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
-      void this.handle(req, res)
-    })
+    // Bounded headers and timeouts: a client that sends its request slowly (slowloris) or
+    // keeps an idle connection is cut off instead of holding a socket forever.
+    const timeouts = options.timeouts ?? DEFAULTS.timeouts
+    this.server = createServer(
+      {
+        maxHeaderSize: 16 * 1024,
+        headersTimeout: timeouts.headers,
+        requestTimeout: timeouts.request,
+        keepAliveTimeout: timeouts.keepAlive,
+        // How often node checks those timeouts: a fraction of the shortest keeps them close to exact.
+        connectionsCheckingInterval: Math.min(30_000, timeouts.headers / 4),
+      },
+      (req, res) => void this.handle(req, res),
+    )
     this.sweeper = setInterval(() => void Promise.all([this.rate.sweep(), this.demo.sweep()]), SWEEP_MS).unref()
   }
 

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process'
+import { connect } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { request } from 'undici'
+import { Runtime } from '../runtime/server.js'
+import { build, freshDir, rows, toCsv } from './support.js'
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
+
+/** Writes raw bytes on a fresh connection; resolves with all the server sent back and when it closed. */
+function raw(port: number, bytes: string): Promise<{ reply: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now()
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes))
+    let reply = ''
+    socket.on('data', (chunk) => (reply += chunk.toString()))
+    socket.on('close', () => resolve({ reply, closedAfterMs: Date.now() - started }))
+    socket.on('error', reject)
+  })
+}
+
+t.test('a client sending its headers slowly is cut off; oversized headers are refused', async (t) => {
+  const { snapshots } = await build(t, data)
+  const runtime = await Runtime.start(
+    {
+      snapshots,
+      ledger: freshDir(t),
+      rateLimit: 0,
+      demoQuota: 100,
+      trustedProxies: [],
+      publicUrl: 'http://localhost',
+      timeouts: { headers: 1_000, request: 2_000, keepAlive: 500 },
+    },
+    '127.0.0.1',
+    0,
+  )
+  t.teardown(() => runtime.close())
+  const port = runtime.address().port
+  const slow = await raw(port, 'GET /livez HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n')
+  t.match(slow.reply, /^HTTP\/1\.1 408/, 'the server answers 408 Request Timeout')
+  t.ok(slow.closedAfterMs < 5_000, `and closes the connection (${slow.closedAfterMs} ms)`)
+  const big = await raw(port, `GET /livez HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+  t.match(big.reply, /^HTTP\/1\.1 431/, 'headers over 16 KiB: 431')
+  const idle = await raw(port, 'GET /livez HTTP/1.1\r\nHost: localhost\r\n\r\n')
+  t.match(idle.reply, /^HTTP\/1\.1 200/)
+  t.ok(idle.closedAfterMs < 5_000, `an idle keep-alive connection is closed (${idle.closedAfterMs} ms)`)
+})
+
+t.test('SIGTERM: stop accepting, finish the request in flight, exit cleanly', async (t) => {
+  const { snapshots } = await build(t, data)
+  const child = spawn(process.execPath, [CLI, 'serve', '--snapshots', snapshots, '--ledger', freshDir(t), '--port', '0', '--rate-limit', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  t.teardown(() => child.kill('SIGKILL'))
+  let log = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      log += chunk.toString()
+      const m = /serving on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)
+      if (m) resolve(Number(m[1]))
+    })
+    child.once('exit', () => reject(new Error(`serve exited early: ${log}`)))
+  })
+  // A request whose headers are still arriving when the signal comes is in flight.
+  const inFlight = new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write('GET /v1/market/valuation?make=VW&model=Golf&year=2017 HTTP/1.1\r\nHost: localhost\r\n')
+      setTimeout(() => {
+        child.kill('SIGTERM')
+        setTimeout(() => socket.write('Connection: close\r\n\r\n'), 300)
+      }, 100)
+    })
+    let reply = ''
+    socket.on('data', (chunk) => (reply += chunk.toString()))
+    socket.on('close', () => resolve(reply))
+    socket.on('error', reject)
+  })
+  const reply = await inFlight
+  t.match(reply, /^HTTP\/1\.1 200/, 'the request in flight is answered')
+  t.match(reply, /"status":"success"/)
+  const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)))
+  t.equal(code, 0, 'the process exits cleanly')
+  t.match(log, /stopping/)
+  await t.rejects(request(`http://127.0.0.1:${port}/livez`), 'nothing listens any more')
+})
