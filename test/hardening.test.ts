@@ -1,12 +1,9 @@
-import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { request } from 'undici'
 import { Runtime } from '../runtime/server.js'
-import { build, freshDir, rows, toCsv } from './support.js'
+import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 
 /** Writes raw bytes on a fresh connection; resolves with all the server sent back and when it closed. */
@@ -50,19 +47,7 @@ t.test('a client sending its headers slowly is cut off; oversized headers are re
 
 t.test('SIGTERM: stop accepting, finish the request in flight, exit cleanly', async (t) => {
   const { snapshots } = await build(t, data)
-  const child = spawn(process.execPath, [CLI, 'serve', '--snapshots', snapshots, '--ledger', freshDir(t), '--port', '0', '--rate-limit', '0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  t.teardown(() => child.kill('SIGKILL'))
-  let log = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString()
-      const m = /serving on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)
-      if (m) resolve(Number(m[1]))
-    })
-    child.once('exit', () => reject(new Error(`serve exited early: ${log}`)))
-  })
+  const { child, port, log } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
   // A request whose headers are still arriving when the signal comes is in flight.
   const inFlight = new Promise<string>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
@@ -82,6 +67,6 @@ t.test('SIGTERM: stop accepting, finish the request in flight, exit cleanly', as
   t.match(reply, /"status":"success"/)
   const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)))
   t.equal(code, 0, 'the process exits cleanly')
-  t.match(log, /stopping/)
+  t.match(log(), /stopping/)
   await t.rejects(request(`http://127.0.0.1:${port}/livez`), 'nothing listens any more')
 })

@@ -80,6 +80,23 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
 
   t.ok(ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc), 'the document describes itself as served')
 
+  // The refusals of the limits too.
+  const strict = await Runtime.start(
+    { snapshots, ledger: freshDir(t), rateLimit: 2, demoQuota: 1, trustedProxies: [], publicUrl: 'https://api.example.test' },
+    '127.0.0.1',
+    0,
+  )
+  t.teardown(() => strict.close())
+  const strictBase = `http://127.0.0.1:${strict.address().port}`
+  const limited = async (expected: string) => {
+    const response = await request(`${strictBase}/v1/market/liquidity?${q}`)
+    const body = (await response.body.json()) as { error?: { code: string } }
+    return { status: response.statusCode, ok: ajv.getSchema(pointer('/v1/market/liquidity', response.statusCode))!(body), code: body.error?.code ?? expected }
+  }
+  t.same(await limited('success'), { status: 200, ok: true, code: 'success' })
+  t.same(await limited(''), { status: 429, ok: true, code: 'DEMO_LIMIT_REACHED' })
+  t.same(await limited(''), { status: 429, ok: true, code: 'RATE_LIMIT_EXCEEDED' })
+
   const again = await request(`${base}/v1/openapi.json`, { headers: { 'if-none-match': etag } })
   t.equal(again.statusCode, 304, 'a conditional request for the same document')
   await again.body.dump()

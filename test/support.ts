@@ -1,5 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { Test } from 'tap'
 import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
@@ -153,4 +155,25 @@ export const reference = {
 /** The query parameters of a plain request. */
 export function vehicle(make: string, model: string, year: number) {
   return { make, model, year, fuel_type: null, gearbox: null, mileage: null } as const
+}
+
+/** The compiled CLI, run as a real child process. */
+export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+
+/** `carmarket serve` in a child process on a free port; resolves once it listens. */
+export async function spawnServe(t: Test, args: readonly string[]): Promise<{ child: ChildProcess; port: number; log: () => string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
+  let log = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString()
+      const m = /serving on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)
+      if (m) resolve(Number(m[1]))
+    })
+    child.once('exit', () => reject(new Error(`serve exited early: ${log}`)))
+  })
+  return { child, port, log: () => log }
 }
