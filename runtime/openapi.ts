@@ -56,6 +56,76 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
   regional: { summary: 'Prices by voivodeship', description: 'Average asking price per voivodeship and its deviation from the national average.', data: 'RegionalData' },
 }
 
+const matched = { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' }
+const asked = { make: 'VW', model: 'Golf', year: 2017, matched }
+/** An example answer of each operation, as the sample market gives it. */
+const EXAMPLES: Record<Operation, Record<string, unknown>> = {
+  valuation: {
+    ...asked,
+    currency: 'PLN',
+    filters: { fuel_type: 'Diesel', gearbox: null, mileage: null },
+    valuation: { average: 55452, median: 53900, p25: 47900, p75: 61900 },
+    sample_size: 1075,
+    credits_used: 8,
+    credits_remaining: 42,
+  },
+  'price-history': {
+    ...asked,
+    currency: 'PLN',
+    months_requested: 3,
+    trend: [
+      { month: '2026-09', avg_price: 56120, sample_size: 98 },
+      { month: '2026-10', avg_price: 55480, sample_size: 131 },
+      { month: '2026-11', avg_price: 54910, sample_size: 402 },
+    ],
+    credits_used: 10,
+    credits_remaining: 32,
+  },
+  liquidity: {
+    ...asked,
+    estimated_days_on_market: 44,
+    observed_listing_span: 31,
+    active_listings: 936,
+    sample_size: 1744,
+    note: 'estimated_days_on_market is the median span between first and last sighting of closed listings (observed_listing_span) plus 13 days, which compensate for the delay with which a new listing is first detected.',
+    credits_used: 6,
+    credits_remaining: 26,
+  },
+  'valuation-factors': {
+    ...asked,
+    currency: 'PLN',
+    total_sample_size: 2680,
+    factors: [
+      {
+        dimension: 'import_status',
+        baseline: { label: 'Krajowy', avg_price: 55890, sample_size: 1604 },
+        comparison: { label: 'Sprowadzony', avg_price: 52010, sample_size: 806 },
+        price_diff_percent: -6.9,
+      },
+      {
+        dimension: 'gearbox',
+        baseline: { label: 'Manualna', avg_price: 52300, sample_size: 1702 },
+        comparison: { label: 'Automatyczna', avg_price: 57600, sample_size: 924 },
+        price_diff_percent: 10.1,
+      },
+    ],
+    credits_used: 12,
+    credits_remaining: 14,
+  },
+  regional: {
+    ...asked,
+    currency: 'PLN',
+    national_average: 54830,
+    total_sample_size: 2627,
+    regions: [
+      { region: 'mazowieckie', avg_price: 58010, sample_size: 421, vs_national_pct: 5.8 },
+      { region: 'śląskie', avg_price: 54700, sample_size: 316, vs_national_pct: -0.2 },
+    ],
+    credits_used: 8,
+    credits_remaining: 6,
+  },
+}
+
 const RATE_HEADERS = {
   'RateLimit-Policy': { description: 'The rate limit policy (IETF draft).', schema: string },
   RateLimit: { description: 'Requests left in the current window and seconds until it resets (IETF draft).', schema: string },
@@ -96,7 +166,12 @@ function marketPath(operation: Operation, maxYear: number): Schema {
         '200': {
           description: 'The statistics.',
           headers: RATE_HEADERS,
-          content: { 'application/json': { schema: object({ status: { const: 'success' }, data: ref(text.data) }) } },
+          content: {
+            'application/json': {
+              schema: object({ status: { const: 'success' }, data: ref(text.data) }),
+              example: { status: 'success', data: EXAMPLES[operation] },
+            },
+          },
         },
         '400': errorResponse('A parameter is missing, unknown, given twice or not accepted (INVALID_PARAMETER, naming it).', ['INVALID_PARAMETER']),
         '401': errorResponse('The X-API-Key header is present but empty or unknown.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),

@@ -74,6 +74,19 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     t.ok(validate, `the document describes ${status} for ${path}`)
     t.ok(validate!(body), `${path} matches the document: ${JSON.stringify(validate!.errors)}`)
   }
+  // Every example the document gives is an instance of the schema beside it.
+  for (const path of Object.keys(doc.paths)) {
+    for (const [status, response] of Object.entries(doc.paths[path].get.responses as Record<string, any>)) {
+      const media = response.content?.['application/json']
+      const examples = [media?.example, ...Object.values(media?.examples ?? {}).map((e: any) => e.value)].filter((e) => e !== undefined)
+      for (const example of examples) {
+        const validate = ajv.getSchema(pointer(path, Number(status)))!
+        t.ok(validate(example), `the example of ${status} ${path} matches its schema: ${JSON.stringify(validate.errors)}`)
+      }
+    }
+  }
+  t.ok(doc.paths['/v1/market/valuation'].get.responses['200'].content['application/json'].example, 'success answers have examples')
+
   const keyed = await request(`${base}/v1/market/valuation?${q}`, { headers: { 'x-api-key': 'cm_nosuchkey' } })
   t.equal(keyed.statusCode, 401)
   t.ok(ajv.getSchema(pointer('/v1/market/valuation', 401))!(await keyed.body.json()))
