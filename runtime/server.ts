@@ -53,7 +53,7 @@ export class Runtime {
   private readonly routes = new Map<string, Handler>()
   private readonly sweeper: NodeJS.Timeout
 
-  private constructor(private readonly options: RuntimeOptions) {
+  private constructor(options: RuntimeOptions) {
     const clock = options.clock ?? Date.now
     this.counters = Counters.open(options.ledger)
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
@@ -62,7 +62,9 @@ export class Runtime {
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
     try {
       this.snapshot = Snapshot.open(options.snapshots)
-    } catch {
+    } catch (error) {
+      // Alive but not ready (/readyz says so): the operator learns why here.
+      process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'no snapshot is open', reason: (error as Error).message })}\n`)
       this.snapshot = undefined
     }
     for (const operation of OPERATIONS) this.routes.set(`/v1/market/${operation}`, this.market(operation))
@@ -97,13 +99,18 @@ export class Runtime {
   /** Opens the snapshot and the counters and listens; port 0 picks a free port. */
   static async start(options: RuntimeOptions, host: string, port: number): Promise<Runtime> {
     const runtime = new Runtime(options)
-    await new Promise<void>((resolve, reject) => {
-      runtime.server.once('error', reject)
-      runtime.server.listen(port, host, () => {
-        runtime.server.off('error', reject)
-        resolve()
+    try {
+      await new Promise<void>((resolve, reject) => {
+        runtime.server.once('error', reject)
+        runtime.server.listen(port, host, () => {
+          runtime.server.off('error', reject)
+          resolve()
+        })
       })
-    })
+    } catch (error) {
+      await runtime.release()
+      throw error
+    }
     return runtime
   }
 
@@ -113,10 +120,14 @@ export class Runtime {
 
   /** Stops accepting, lets requests in flight finish, then closes the snapshot and the counters. */
   async close(): Promise<void> {
-    clearInterval(this.sweeper)
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()))
     this.server.closeIdleConnections()
     await closed
+    await this.release()
+  }
+
+  private async release(): Promise<void> {
+    clearInterval(this.sweeper)
     await this.snapshot?.close()
     await this.counters.close()
   }

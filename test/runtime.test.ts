@@ -186,6 +186,18 @@ t.test('unknown names and thin data are 404 INSUFFICIENT_DATA; other paths 404 N
   t.equal(ready.body.data?.ready, true)
 })
 
+t.test('a port in use fails the start and leaves nothing open', async (t) => {
+  const { snapshots } = await build(t, toCsv(data))
+  const { runtime } = await serve(t, snapshots)
+  const ledger = freshDir(t)
+  const options = { snapshots, ledger, rateLimit: 0, demoQuota: 5, trustedProxies: [], publicUrl: 'http://localhost' }
+  await t.rejects(Runtime.start(options, '127.0.0.1', runtime.address().port), { code: 'EADDRINUSE' })
+  // The failed start released what it had opened; a runtime on the same ledger starts as usual.
+  const again = await Runtime.start(options, '127.0.0.1', 0)
+  t.ok(again.address().port > 0)
+  await again.close()
+})
+
 t.test('without a snapshot the runtime is alive but not ready', async (t) => {
   const { base } = await serve(t, freshDir(t))
   t.equal((await get(base, '/livez')).status, 200)
