@@ -5,6 +5,7 @@ import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { MAX_MILEAGE, MAX_NAME_LENGTH, MIN_YEAR, MONTHS } from '../query/params.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
+import { USAGE_LIMIT } from './usage-limit.js'
 
 type Schema = Record<string, unknown>
 
@@ -174,7 +175,8 @@ function marketPath(operation: Operation, maxYear: number): Schema {
           },
         },
         '400': errorResponse('A parameter is missing, unknown, given twice or not accepted (INVALID_PARAMETER, naming it).', ['INVALID_PARAMETER']),
-        '401': errorResponse('The X-API-Key header is present but empty or unknown.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),
+        '401': errorResponse('The X-API-Key header is present but empty or unknown, or its account is disabled.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),
+        '402': errorResponse("The balance is lower than the call's price (with top_up_url).", ['INSUFFICIENT_CREDITS']),
         '404': errorResponse('Fewer than 10 listings match, or a name resolves to nothing (with suggestions).', ['INSUFFICIENT_DATA']),
         '429': errorResponse('The keyless daily quota or the rate limit is used up.', ['DEMO_LIMIT_REACHED', 'RATE_LIMIT_EXCEEDED'], true),
         '500': errorResponse('The server failed; no credits were used. Retry.', ['INTERNAL_ERROR']),
@@ -238,6 +240,37 @@ function schemas(): Record<string, Schema> {
       total_sample_size: integer(),
       regions: { type: 'array', items: object({ region: { enum: [...VOIVODESHIPS] }, avg_price: number, sample_size: integer(), vs_national_pct: number }) },
     }),
+    AccountData: object({
+      account_id: string,
+      email: string,
+      status: { enum: ['active', 'disabled'] },
+      credits_remaining: integer(),
+      credits_granted: integer(),
+      credits_used: integer(),
+      created: { ...string, format: 'date-time' },
+      key_prefix: { ...string, description: 'The first characters of the current key.' },
+    }),
+    UsageData: object({
+      account_id: string,
+      limit: integer({ minimum: USAGE_LIMIT.min, maximum: USAGE_LIMIT.max }),
+      transactions: {
+        type: 'array',
+        description: 'Newest first.',
+        items: object({
+          id: string,
+          time: { ...string, format: 'date-time' },
+          type: { enum: ['signup_bonus', 'grant', 'charge', 'failed_call'] },
+          credits: { ...integer(), description: 'Signed: a valuation charge is -8; a failed call 0.' },
+          balance_after: integer(),
+          endpoint: { type: ['string', 'null'] },
+          make: { type: ['string', 'null'] },
+          model: { type: ['string', 'null'] },
+          year: { type: ['integer', 'null'] },
+          status: { ...string, description: 'success, or the error code of a failed call (refunded automatically).' },
+          reference: { type: ['string', 'null'] },
+        }),
+      },
+    }),
     Error: object({
       status: { const: 'error' },
       error: object(
@@ -253,6 +286,24 @@ function schemas(): Record<string, Schema> {
         ['code', 'message'],
       ),
     }),
+  }
+}
+
+function accountPath(summary: string, data: string, parameters: readonly Schema[]): Schema {
+  return {
+    get: {
+      tags: ['account'],
+      summary,
+      security: [{ ApiKey: [] }],
+      parameters,
+      responses: {
+        '200': { description: summary, headers: RATE_HEADERS, content: { 'application/json': { schema: object({ status: { const: 'success' }, data: ref(data) }) } } },
+        '400': errorResponse('A parameter is unknown or not accepted.', ['INVALID_PARAMETER']),
+        '401': errorResponse('No key, an unknown key, or a disabled account.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),
+        '429': errorResponse('The rate limit is used up.', ['RATE_LIMIT_EXCEEDED'], true),
+        '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
+      },
+    },
   }
 }
 
@@ -280,9 +331,22 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
     },
     servers: [{ url: serverUrl }],
     security: [{ ApiKey: [] }, {}],
-    tags: [{ name: 'market', description: 'Paid market statistics.' }],
+    tags: [
+      { name: 'market', description: 'Paid market statistics.' },
+      { name: 'account', description: 'The account of a key; free.' },
+    ],
     paths: {
       ...Object.fromEntries(OPERATIONS.map((operation) => [`/v1/market/${operation}`, marketPath(operation, maxYear)])),
+      '/v1/account/me': accountPath('The account of the key: balance, totals, status (0 credits).', 'AccountData', []),
+      '/v1/account/usage': accountPath('Recent transactions, newest first (0 credits).', 'UsageData', [
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'Number of transactions.',
+          schema: integer({ minimum: USAGE_LIMIT.min, maximum: USAGE_LIMIT.max, default: USAGE_LIMIT.default }),
+        },
+      ]),
       '/v1/openapi.json': {
         get: {
           security: [],

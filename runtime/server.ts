@@ -4,17 +4,21 @@ import { OPERATIONS, type Operation } from '../format/schema.js'
 import { ApiError } from '../query/api-error.js'
 import { OPERATION_SPECS, answer, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
+import { isKeyShaped } from '../ledger/keys.js'
+import { LmdbLedger } from '../ledger/lmdb-ledger.js'
+import type { Account, Call, Ledger } from '../ledger/types.js'
 import { clientIp, canonicalIp } from './client-ip.js'
 import { Counters } from './counters.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { parseQuery } from './query-string.js'
+import { usageLimit } from './usage-limit.js'
 import { servedDocument } from './openapi.js'
 import { send, sendData, sendError } from './send.js'
 
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
   readonly snapshots: string
-  /** The ledger folder: the demo and rate counters live here. */
+  /** The ledger folder: accounts and credits, and the demo and rate counters. */
   readonly ledger: string
   /** Requests per minute per client address on every route; 0 turns the limit off. */
   readonly rateLimit: number
@@ -22,7 +26,7 @@ export interface RuntimeOptions {
   readonly demoQuota: number
   /** Addresses of the operator's proxies, whose X-Forwarded-For is believed. */
   readonly trustedProxies: readonly string[]
-  /** The address callers reach the service at: the OpenAPI document's server and the base of register_url. */
+  /** The address callers reach the service at: the OpenAPI document's server, the base of register_url and top_up_url. */
   readonly publicUrl: string
   readonly clock?: Clock
   /** Milliseconds allowed for the headers, for a whole request, and for an idle keep-alive connection. */
@@ -47,6 +51,8 @@ export class Runtime {
   readonly server: Server
   private snapshot: Snapshot | undefined
   private readonly counters: Counters
+  private readonly ledger: Ledger
+  private readonly topUpUrl: string
   private readonly rate: RateLimiter
   private readonly demo: DemoQuota
   private readonly trusted: ReadonlySet<string>
@@ -56,9 +62,11 @@ export class Runtime {
   private constructor(options: RuntimeOptions) {
     const clock = options.clock ?? Date.now
     this.counters = Counters.open(options.ledger)
+    this.ledger = LmdbLedger.open(options.ledger)
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
     const publicUrl = options.publicUrl.replace(/\/+$/, '')
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
+    this.topUpUrl = `${publicUrl}/#plans`
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
     try {
       this.snapshot = Snapshot.open(options.snapshots)
@@ -74,6 +82,11 @@ export class Runtime {
       if (req.headers['if-none-match'] === document.etag) send(req, res, 304, '', headers)
       else send(req, res, 200, document.body, headers)
     })
+    this.routes.set('/v1/account/me', this.accountRoute(new Set(), (account) => accountData(account)))
+    this.routes.set('/v1/account/usage', this.accountRoute(new Set(['limit']), (account, params) => {
+      const limit = usageLimit(params.get('limit'))
+      return { account_id: account.id, limit, transactions: this.ledger.entries(account.id, limit) }
+    }))
     this.routes.set('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.routes.set('/readyz', (req, res) => {
       const manifest = this.ready().manifest
@@ -130,6 +143,31 @@ export class Runtime {
     clearInterval(this.sweeper)
     await this.snapshot?.close()
     await this.counters.close()
+    await this.ledger.close()
+  }
+
+  /**
+   * The account an X-API-Key header names: 401 UNAUTHORIZED when it is empty, malformed
+   * or unknown, 401 ACCOUNT_DISABLED for a disabled account; undefined without the header.
+   */
+  private authenticate(req: IncomingMessage): Account | undefined {
+    const header = req.headers['x-api-key']
+    if (header === undefined) return undefined
+    const key = (Array.isArray(header) ? header.join(',') : header).trim()
+    const account = isKeyShaped(key) ? this.ledger.authenticate(key) : undefined
+    if (account === undefined) throw new ApiError('UNAUTHORIZED', 'The X-API-Key is empty or unknown. Omit the header for the keyless demo tier.')
+    if (account.status !== 'active') throw new ApiError('ACCOUNT_DISABLED', 'This account is disabled; contact support.')
+    return account
+  }
+
+  /** An account route: a key is required, the answer costs nothing. */
+  private accountRoute(known: ReadonlySet<string>, data: (account: Account, params: Map<string, string>) => object): Handler {
+    return (req, res, query) => {
+      const account = this.authenticate(req)
+      if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
+      const params = parseQuery(query, known)
+      sendData(req, res, JSON.stringify(data(account, params)))
+    }
   }
 
   private ready(): Snapshot {
@@ -164,23 +202,63 @@ export class Runtime {
   }
 
   /**
-   * A keyless market call, in the spec's order: authentication (401), parameters (400),
-   * the demo quota (429), data (404), and only a success is counted.
+   * A market call, in the spec's order: authentication (401), parameters (400), the
+   * balance (402) or the demo quota (429), data (404), then the debit (or the demo
+   * count), and only then the answer. A keyed call that fails with 400, 404 or 500 is
+   * recorded as a zero-credit entry with its code: the automatic refund.
    */
   private market(operation: Operation): Handler {
     const spec = OPERATION_SPECS[operation]
     const known = new Set(spec.parameters)
     return async (req, res, query, ip) => {
-      // No key is known until accounts exist: a key sent at all is refused, never served as the demo.
-      if (req.headers['x-api-key'] !== undefined) throw new ApiError('UNAUTHORIZED', 'The X-API-Key is empty or unknown. Omit the header for the keyless demo tier.')
-      const params = parseQuery(query, known)
-      const snapshot = this.ready()
-      const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)
-      this.demo.check(ip)
-      const data = answer(snapshot, request)
-      await this.demo.use(ip)
-      sendData(req, res, JSON.stringify({ ...data, credits_used: spec.credits }))
+      const account = this.authenticate(req)
+      if (account === undefined) {
+        const params = parseQuery(query, known)
+        const snapshot = this.ready()
+        const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)
+        this.demo.check(ip)
+        const data = answer(snapshot, request)
+        await this.demo.use(ip)
+        return sendData(req, res, JSON.stringify({ ...data, credits_used: spec.credits }))
+      }
+      let call: Call = { endpoint: operation, make: null, model: null, year: null }
+      try {
+        const params = parseQuery(query, known)
+        call = { endpoint: operation, make: params.get('make') ?? null, model: params.get('model') ?? null, year: Number(params.get('year')) || null }
+        const snapshot = this.ready()
+        const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)
+        if (account.balance < spec.credits) throw this.insufficientCredits(account.balance, spec.credits)
+        const data = answer(snapshot, request)
+        const charged = await this.ledger.charge(account.id, spec.credits, call)
+        if (!charged.ok) {
+          if (charged.reason === 'insufficient_credits') throw this.insufficientCredits(charged.balance, spec.credits)
+          throw new ApiError('ACCOUNT_DISABLED', 'This account is disabled; contact support.')
+        }
+        sendData(req, res, JSON.stringify({ ...data, credits_used: spec.credits, credits_remaining: charged.balance }))
+      } catch (error) {
+        const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR'
+        if (code === 'INVALID_PARAMETER' || code === 'INSUFFICIENT_DATA' || code === 'INTERNAL_ERROR') await this.ledger.recordFailure(account.id, call, code)
+        throw error
+      }
     }
+  }
+
+  private insufficientCredits(balance: number, price: number): ApiError {
+    return new ApiError('INSUFFICIENT_CREDITS', `This call costs ${price} credits; the balance is ${balance}.`, { top_up_url: this.topUpUrl })
   }
 }
 
+
+/** /v1/account/me */
+function accountData(account: Account) {
+  return {
+    account_id: account.id,
+    email: account.email,
+    status: account.status,
+    credits_remaining: account.balance,
+    credits_granted: account.granted,
+    credits_used: account.used,
+    created: account.created,
+    key_prefix: account.key_prefix,
+  }
+}

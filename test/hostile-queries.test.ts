@@ -10,6 +10,8 @@ const ROUTES = [
   '/v1/market/liquidity',
   '/v1/market/valuation-factors',
   '/v1/market/regional',
+  '/v1/account/me',
+  '/v1/account/usage',
   '/v1/openapi.json',
   '/livez',
   '/readyz',

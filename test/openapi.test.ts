@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import t from 'tap'
 import { request } from 'undici'
+import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { Runtime } from '../runtime/server.js'
 import { build, freshDir, rows, toCsv } from './support.js'
 
@@ -9,8 +10,9 @@ const data = [...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? '
 
 t.test('the served OpenAPI document is valid 3.1 and every answer matches it', async (t) => {
   const { snapshots, snapshot } = await build(t, toCsv(data))
+  const ledgerDir = freshDir(t)
   const runtime = await Runtime.start(
-    { snapshots, ledger: freshDir(t), rateLimit: 1000, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://api.example.test' },
+    { snapshots, ledger: ledgerDir, rateLimit: 1000, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://api.example.test' },
     '127.0.0.1',
     0,
   )
@@ -31,7 +33,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.same(doc.security[0], { ApiKey: [] }, 'the key is a global requirement')
 
   const market = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional']
-  t.same(Object.keys(doc.paths).sort(), [...market.map((m) => `/v1/market/${m}`), '/v1/openapi.json', '/livez', '/readyz'].sort())
+  t.same(Object.keys(doc.paths).sort(), [...market.map((m) => `/v1/market/${m}`), '/v1/account/me', '/v1/account/usage', '/v1/openapi.json', '/livez', '/readyz'].sort())
   const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p]))
   const valuation = params('/v1/market/valuation')
   t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'])
@@ -90,6 +92,25 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   const keyed = await request(`${base}/v1/market/valuation?${q}`, { headers: { 'x-api-key': 'cm_nosuchkey' } })
   t.equal(keyed.statusCode, 401)
   t.ok(ajv.getSchema(pointer('/v1/market/valuation', 401))!(await keyed.body.json()))
+
+  // Keyed answers, the account routes and a refusal for credits, against the document too.
+  const ledger = LmdbLedger.open(ledgerDir)
+  t.teardown(() => ledger.close())
+  const { key } = await ledger.createAccount('openapi@example.pl', 14, 'signup_bonus', null)
+  const withKey: [string, number][] = [
+    [`/v1/market/valuation?${q}`, 200],
+    ['/v1/account/me', 200],
+    ['/v1/account/usage?limit=5', 200],
+    [`/v1/market/valuation?${q}`, 402],
+    ['/v1/account/usage?limit=500', 400],
+  ]
+  for (const [path, status] of withKey) {
+    const response = await request(`${base}${path}`, { headers: { 'x-api-key': key } })
+    const body = await response.body.json()
+    t.equal(response.statusCode, status, `keyed ${path}`)
+    const validate = ajv.getSchema(pointer(path.split('?')[0]!, status))!
+    t.ok(validate(body), `keyed ${path} matches the document: ${JSON.stringify(validate.errors)}`)
+  }
 
   t.ok(ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc), 'the document describes itself as served')
 
