@@ -1,4 +1,5 @@
 import { BuildError } from '../build/build-error.js'
+import { LedgerError } from '../ledger/lmdb-ledger.js'
 import { ApiError } from '../query/api-error.js'
 
 /** A mistake in how a command was called; its message is all the operator needs. */
@@ -13,7 +14,7 @@ export class UsageError extends Error {
 export function handleError(error: unknown): never {
   if (error instanceof ApiError) {
     process.stdout.write(`${JSON.stringify({ status: 'error', error: error.toJSON() }, null, 2)}\n`)
-  } else if (error instanceof BuildError || error instanceof UsageError) {
+  } else if (error instanceof BuildError || error instanceof UsageError || error instanceof LedgerError) {
     process.stderr.write(`carmarket: ${error.message}\n`)
   } else {
     process.stderr.write(`carmarket: unexpected error\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)

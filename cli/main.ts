@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 import { Command } from 'commander'
 import { CODE_VERSION } from '../build/code-version.js'
+import { accountsCommand } from './accounts-command.js'
 import { buildCommand } from './build-command.js'
+import { creditsCommand } from './credits-command.js'
 import { generateCommand } from './generate-command.js'
 import { handleError } from './handle-error.js'
+import { keysCommand } from './keys-command.js'
 import { sampleCommand } from './sample-command.js'
 import { serveCommand } from './serve-command.js'
 import { snapshotCommand } from './snapshot-command.js'
+import { usageCommand } from './usage-command.js'
 
 const program = new Command('carmarket')
   .description('Polish used-car market statistics: build snapshots from listings exports and answer from them')
@@ -16,5 +20,9 @@ const program = new Command('carmarket')
   .addCommand(snapshotCommand)
   .addCommand(sampleCommand)
   .addCommand(serveCommand)
+  .addCommand(accountsCommand)
+  .addCommand(keysCommand)
+  .addCommand(creditsCommand)
+  .addCommand(usageCommand)
 
 program.parseAsync().catch(handleError)

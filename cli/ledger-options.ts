@@ -1,0 +1,45 @@
+import type { Command } from 'commander'
+import { LmdbLedger } from '../ledger/lmdb-ledger.js'
+import type { Account, Ledger } from '../ledger/types.js'
+import { UsageError } from './handle-error.js'
+
+export const DEFAULT_LEDGER = process.env.CARMARKET_LEDGER ?? 'data/ledger'
+
+export interface AccountFlags {
+  ledger: string
+  account?: string
+  email?: string
+  json?: boolean
+}
+
+/** The options every ledger command takes. */
+export function ledgerOptions(command: Command, selectsAccount = true): Command {
+  command.option('--ledger <dir>', 'ledger folder (env CARMARKET_LEDGER)', DEFAULT_LEDGER).option('--json', 'print JSON')
+  if (selectsAccount) command.option('--account <id>', 'the account id').option('--email <email>', 'the account e-mail (instead of --account)')
+  return command
+}
+
+/** Runs `work` on the ledger and closes it; the ledger may be open in a running server too. */
+export async function withLedger<T>(dir: string, work: (ledger: Ledger) => Promise<T>): Promise<T> {
+  const ledger = LmdbLedger.open(dir)
+  try {
+    return await work(ledger)
+  } finally {
+    await ledger.close()
+  }
+}
+
+export function findAccount(ledger: Ledger, flags: AccountFlags): Account {
+  if ((flags.account === undefined) === (flags.email === undefined)) throw new UsageError('name the account with --account ID or --email E')
+  const account = flags.account !== undefined ? ledger.account(flags.account) : ledger.accountByEmail(flags.email!)
+  if (account === undefined) throw new UsageError(`no account ${flags.account ?? flags.email}`)
+  return account
+}
+
+export function print(flags: { json?: boolean }, value: object, text: string): void {
+  process.stdout.write(flags.json === true ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`)
+}
+
+export function describeAccount(a: Account): string {
+  return `${a.id}  ${a.email}  ${a.status}  balance ${a.balance} (granted ${a.granted}, used ${a.used})  key ${a.key_prefix}...  since ${a.created}`
+}

@@ -1,0 +1,61 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { request } from 'undici'
+import { CLI, build, freshDir, rows, spawnServe, toCsv } from './support.js'
+
+const run = promisify(execFile)
+const carmarket = async (args: string[]) => {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args])
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+t.test('the operator CLI manages accounts while serve runs on the same ledger', async (t) => {
+  const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+  const ledger = freshDir(t)
+  const { port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--rate-limit', '0'])
+  const call = async (key: string) => {
+    const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, { headers: { 'x-api-key': key } })
+    return { status: response.statusCode, body: (await response.body.json()) as { data?: { credits_remaining: number }; error?: { code: string } } }
+  }
+
+  const created = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'Floty@Example.pl', '--credits', '20', '--json'])
+  t.equal(created.code, 0, created.stderr)
+  const { account_id: id, key } = JSON.parse(created.stdout) as { account_id: string; key: string }
+  t.match(key, /^cm_/)
+  t.equal((await call(key)).body.data?.credits_remaining, 12, 'the running server knows the new account at once')
+
+  const again = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'floty@example.pl'])
+  t.equal(again.code, 1)
+  t.match(again.stderr, /exists already/)
+
+  const granted = await carmarket(['credits', 'grant', '--ledger', ledger, '--account', id, '--credits', '100', '--reference', 'FV/2026/11/7', '--json'])
+  t.same(JSON.parse(granted.stdout).balance_after, 112)
+
+  t.equal((await carmarket(['accounts', 'disable', '--ledger', ledger, '--email', 'floty@example.pl'])).code, 0)
+  t.same((await call(key)).body.error?.code, 'ACCOUNT_DISABLED', 'refused from the next request on')
+  t.equal((await carmarket(['accounts', 'enable', '--ledger', ledger, '--account', id])).code, 0)
+
+  const reissued = JSON.parse((await carmarket(['keys', 'issue', '--ledger', ledger, '--account', id, '--json'])).stdout) as { key: string }
+  t.same((await call(key)).body.error?.code, 'UNAUTHORIZED', 'the old key stops working')
+  t.equal((await call(reissued.key)).body.data?.credits_remaining, 104)
+
+  const shown = JSON.parse((await carmarket(['accounts', 'show', '--ledger', ledger, '--account', id, '--json'])).stdout)
+  t.same([shown.balance, shown.granted, shown.used, shown.status], [104, 120, 16, 'active'])
+  const usage = JSON.parse((await carmarket(['usage', '--ledger', ledger, '--email', 'floty@example.pl', '--json'])).stdout)
+  t.same(
+    usage.transactions.map((e: { type: string; credits: number }) => [e.type, e.credits]),
+    [
+      ['charge', -8],
+      ['grant', 100],
+      ['charge', -8],
+      ['grant', 20],
+    ],
+  )
+  t.equal((await carmarket(['accounts', 'show', '--ledger', ledger])).code, 1, 'an account must be named')
+})
