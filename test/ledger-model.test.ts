@@ -1,0 +1,114 @@
+import fc from 'fast-check'
+import t from 'tap'
+import { LmdbLedger } from '../ledger/lmdb-ledger.js'
+import type { Ledger } from '../ledger/types.js'
+import { freshDir } from './support.js'
+
+/** What the ledger should hold, kept the plain way. */
+interface Model {
+  balance: number
+  granted: number
+  used: number
+  active: boolean
+  entries: number
+  keyGeneration: number
+}
+interface Real {
+  ledger: Ledger
+  id: string
+  keys: string[]
+}
+
+const call = { endpoint: 'valuation', make: 'Skoda', model: 'Octavia', year: 2018 }
+
+class Charge implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly credits: number) {}
+  check = () => true
+  async run(m: Model, r: Real) {
+    const result = await r.ledger.charge(r.id, this.credits, call)
+    const pays = m.active && m.balance >= this.credits
+    if (result.ok !== pays) throw new Error(`charge ${this.credits}: ledger ${result.ok}, model ${pays}`)
+    if (pays) {
+      m.balance -= this.credits
+      m.used += this.credits
+      m.entries++
+    }
+  }
+  toString = () => `charge(${this.credits})`
+}
+class Fail implements fc.AsyncCommand<Model, Real> {
+  check = () => true
+  async run(m: Model, r: Real) {
+    await r.ledger.recordFailure(r.id, call, 'INSUFFICIENT_DATA')
+    m.entries++
+  }
+  toString = () => 'fail'
+}
+class Grant implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly credits: number) {}
+  check = () => true
+  async run(m: Model, r: Real) {
+    await r.ledger.grant(r.id, this.credits, 'model')
+    m.balance += this.credits
+    m.granted += this.credits
+    m.entries++
+  }
+  toString = () => `grant(${this.credits})`
+}
+class SetActive implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly active: boolean) {}
+  check = () => true
+  async run(m: Model, r: Real) {
+    await r.ledger.setStatus(r.id, this.active ? 'active' : 'disabled')
+    m.active = this.active
+  }
+  toString = () => (this.active ? 'enable' : 'disable')
+}
+class IssueKey implements fc.AsyncCommand<Model, Real> {
+  check = () => true
+  async run(m: Model, r: Real) {
+    r.keys.push(await r.ledger.issueKey(r.id))
+    m.keyGeneration++
+  }
+  toString = () => 'issueKey'
+}
+
+t.test('the ledger behaves like a plain model under any sequence of operations', async (t) => {
+  const commands = [
+    fc.integer({ min: 1, max: 20 }).map((c) => new Charge(c)),
+    fc.constant(new Fail()),
+    fc.integer({ min: 1, max: 30 }).map((c) => new Grant(c)),
+    fc.boolean().map((a) => new SetActive(a)),
+    fc.constant(new IssueKey()),
+  ]
+  let runs = 0
+  await fc.assert(
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 40 }), fc.integer({ min: 0, max: 50 }), async (cmds, start) => {
+      const ledger = LmdbLedger.open(freshDir(t))
+      try {
+        const { account, key } = await ledger.createAccount(`model${runs++}@example.pl`, start, 'signup_bonus', null)
+        const model: Model = { balance: start, granted: start, used: 0, active: true, entries: 1, keyGeneration: 0 }
+        const real: Real = { ledger, id: account.id, keys: [key] }
+        await fc.asyncModelRun(() => ({ model, real }), cmds)
+        const final = ledger.account(account.id)!
+        const history = ledger.entries(account.id, 200)
+        return (
+          final.balance === model.balance &&
+          final.balance >= 0 &&
+          final.granted === model.granted &&
+          final.used === model.used &&
+          final.status === (model.active ? 'active' : 'disabled') &&
+          history.length === model.entries &&
+          history.reduce((sum, e) => sum + e.credits, 0) === final.balance &&
+          history.every((e, i) => i === 0 || e.id !== history[i - 1]!.id) &&
+          real.keys.slice(0, -1).every((old) => ledger.authenticate(old) === undefined) &&
+          ledger.authenticate(real.keys.at(-1)!)?.id === account.id
+        )
+      } finally {
+        await ledger.close()
+      }
+    }),
+    { numRuns: 60, seed: 4 },
+  )
+  t.ok(runs >= 60, `${runs} sequences of up to 40 operations matched the model`)
+})
