@@ -1,4 +1,5 @@
 import { Command } from 'commander'
+import { OutboxMailer } from '../runtime/mailer.js'
 import { DEFAULTS, Runtime } from '../runtime/server.js'
 import { DEFAULT_SNAPSHOTS, collect, positiveInteger } from './options.js'
 import { ensureSampleSnapshot } from './sample-command.js'
@@ -12,6 +13,7 @@ interface ServeFlags {
   demoQuota: string
   trustedProxy: string[]
   publicUrl: string
+  outbox: string
   sample?: boolean
 }
 
@@ -27,6 +29,7 @@ export const serveCommand = new Command('serve')
   .option('--demo-quota <n>', 'keyless market calls per address per day, 0 turns the demo tier off (env CARMARKET_DEMO_QUOTA)', env.CARMARKET_DEMO_QUOTA ?? String(DEFAULTS.demoQuota))
   .option('--trusted-proxy <address>', 'a proxy whose X-Forwarded-For is believed (repeatable; env CARMARKET_TRUSTED_PROXIES, comma-separated)', collect, env.CARMARKET_TRUSTED_PROXIES?.split(',').filter(Boolean) ?? [])
   .option('--public-url <url>', 'the address callers reach the service at, for links in answers (env CARMARKET_PUBLIC_URL)', env.CARMARKET_PUBLIC_URL ?? 'http://localhost:8080')
+  .option('--outbox <dir>', 'the folder e-mail is written to, one JSON file a message (env CARMARKET_OUTBOX)', env.CARMARKET_OUTBOX ?? 'data/outbox')
   .option('--sample', 'when there is no snapshot yet, generate and build the embedded sample first')
   .action(async (flags: ServeFlags) => {
     if (flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
@@ -38,6 +41,7 @@ export const serveCommand = new Command('serve')
         demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
         trustedProxies: flags.trustedProxy,
         publicUrl: flags.publicUrl,
+        mailer: new OutboxMailer(flags.outbox),
       },
       flags.host,
       positiveInteger(flags.port, '--port', 0),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
-import type { Account, AccountStatus, Call, ChargeResult, Entry, EntryType, Ledger } from './types.js'
+import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, Entry, EntryType, Ledger } from './types.js'
 
 export const LEDGER_FILE = 'ledger.mdb'
 
@@ -20,6 +20,11 @@ export class LedgerError extends Error {
 /** What is stored of an account: the public record and the hash of its current key. */
 interface StoredAccount extends Account {
   readonly key_hash: string
+}
+interface StoredCode {
+  readonly hash: string
+  readonly expires: number
+  readonly attempts: number
 }
 interface StoredKey {
   readonly account: string
@@ -47,6 +52,7 @@ export class LmdbLedger implements Ledger {
     private readonly emails: Database<string, string>,
     private readonly keys: Database<StoredKey, string>,
     private readonly history: Database<Entry, [string, number]>,
+    private readonly codes: Database<StoredCode, string>,
   ) {}
 
   static open(dir: string): LmdbLedger {
@@ -57,6 +63,7 @@ export class LmdbLedger implements Ledger {
       root.openDB<string, string>({ name: 'emails' }),
       root.openDB<StoredKey, string>({ name: 'keys' }),
       root.openDB<Entry, [string, number]>({ name: 'entries' }),
+      root.openDB<StoredCode, string>({ name: 'codes' }),
     )
   }
 
@@ -166,6 +173,32 @@ export class LmdbLedger implements Ledger {
     if (account === undefined) throw new LedgerError('unknown_account', `no account ${accountId}`)
     await this.root.flushed
     return publicAccount(account)
+  }
+
+  async putCode(email: string, codeHash: string, expires: number): Promise<void> {
+    await this.codes.put(normalizeEmail(email), { hash: codeHash, expires, attempts: 0 })
+  }
+
+  checkCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<CodeCheck> {
+    const address = normalizeEmail(email)
+    return this.root.transaction((): CodeCheck => {
+      const code = this.codes.get(address)
+      if (code === undefined) return 'none'
+      if (code.expires <= now) {
+        void this.codes.remove(address)
+        return 'expired'
+      }
+      if (sameHash(code.hash, codeHash)) {
+        void this.codes.remove(address)
+        return 'ok'
+      }
+      if (code.attempts + 1 >= maxAttempts) {
+        void this.codes.remove(address)
+        return 'exhausted'
+      }
+      void this.codes.put(address, { ...code, attempts: code.attempts + 1 })
+      return 'wrong'
+    })
   }
 
   entries(accountId: string, limit: number): Entry[] {

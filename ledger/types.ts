@@ -54,6 +54,8 @@ export type ChargeResult =
   | { readonly ok: true; readonly balance: number; readonly entry: Entry }
   | { readonly ok: false; readonly reason: 'insufficient_credits' | 'disabled' | 'unknown_account'; readonly balance: number }
 
+export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'exhausted' | 'none'
+
 export interface Ledger {
   /** Opens an account with `credits` (a signup bonus or a first grant) and its first key; durable before it resolves. */
   createAccount(email: string, credits: number, type: 'signup_bonus' | 'grant', reference: string | null): Promise<{ account: Account; key: string }>
@@ -73,6 +75,13 @@ export interface Ledger {
   /** A new key for the account; the previous one stops working at once. */
   issueKey(accountId: string): Promise<string>
   setStatus(accountId: string, status: AccountStatus): Promise<Account>
+  /** Keeps a one-time code (as a hash) for an e-mail address until `expires` (ms), replacing an earlier one. */
+  putCode(email: string, codeHash: string, expires: number): Promise<void>
+  /**
+   * Checks a one-time code: a right one is used up; a wrong one counts an attempt, and
+   * after `maxAttempts` wrong ones the code is gone.
+   */
+  checkCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<CodeCheck>
   /** The newest `limit` entries, newest first. */
   entries(accountId: string, limit: number): Entry[]
   close(): Promise<void>

@@ -1,9 +1,9 @@
 import { join } from 'node:path'
 import { open, type RootDatabase } from 'lmdb'
 
-/** Demo calls per IP per UTC day, requests per IP per minute. */
-export type CounterKind = 'demo' | 'rate'
-type Key = [kind: CounterKind, window: number, ip: string]
+/** Demo calls per IP per UTC day, requests per IP per minute, registration codes per address or IP per hour. */
+export type CounterKind = 'demo' | 'rate' | 'signup-email' | 'signup-ip'
+type Key = [kind: CounterKind, window: number, who: string]
 
 export const COUNTERS_FILE = 'counters.mdb'
 
@@ -41,7 +41,7 @@ export class Counters {
     })
   }
 
-  /** Removes the windows of `kind` before `window`. */
+  /** Removes the windows of `kind` before `window` (each kind's own unit: minutes, days or hours). */
   async forgetBefore(kind: CounterKind, window: number): Promise<void> {
     const old = [...this.db.getKeys({ start: [kind], end: [kind, window] })]
     await this.db.transaction(() => {

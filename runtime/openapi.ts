@@ -289,6 +289,25 @@ function schemas(): Record<string, Schema> {
   }
 }
 
+function authPath(summary: string, body: Record<string, Schema>, data: Record<string, Schema>): Schema {
+  return {
+    post: {
+      tags: ['registration'],
+      summary,
+      security: [],
+      requestBody: { required: true, content: { 'application/json': { schema: object(body) } } },
+      responses: {
+        '200': { description: 'Done.', headers: RATE_HEADERS, content: { 'application/json': { schema: object({ status: { const: 'success' }, data: object(data) }) } } },
+        '400': errorResponse('The body or one of its fields is not accepted, or the code is wrong, used up or expired (naming the field).', ['INVALID_PARAMETER']),
+        '413': errorResponse('The body is larger than 4 KiB.', ['PAYLOAD_TOO_LARGE']),
+        '415': errorResponse('The body is not application/json.', ['UNSUPPORTED_MEDIA_TYPE']),
+        '429': errorResponse('Too many codes for this e-mail or client address in the last hour, or the rate limit.', ['RATE_LIMIT_EXCEEDED'], true),
+        '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
+      },
+    },
+  }
+}
+
 function accountPath(summary: string, data: string, parameters: readonly Schema[]): Schema {
   return {
     get: {
@@ -334,6 +353,7 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
     tags: [
       { name: 'market', description: 'Paid market statistics.' },
       { name: 'account', description: 'The account of a key; free.' },
+      { name: 'registration', description: 'Registration by e-mail one-time code (the web pages use these).' },
     ],
     paths: {
       ...Object.fromEntries(OPERATIONS.map((operation) => [`/v1/market/${operation}`, marketPath(operation, maxYear)])),
@@ -347,6 +367,16 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
           schema: integer({ minimum: USAGE_LIMIT.min, maximum: USAGE_LIMIT.max, default: USAGE_LIMIT.default }),
         },
       ]),
+      '/v1/auth/register': authPath(
+        'Send a 6-digit one-time code to an e-mail address (valid 10 minutes). The answer is the same whether or not the address has an account.',
+        { email: { ...string, format: 'email', maxLength: 254 } },
+        { email: string, code_sent: { const: true }, expires_in: integer() },
+      ),
+      '/v1/auth/verify': authPath(
+        'Exchange the code for an account with 50 free credits, once per address; the key is e-mailed. Five wrong codes use a code up.',
+        { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
+        { email: string, key_sent: { const: true } },
+      ),
       '/v1/openapi.json': {
         get: {
           security: [],

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { OPERATIONS, type Operation } from '../format/schema.js'
 import { ApiError } from '../query/api-error.js'
 import { OPERATION_SPECS, answer, marketRequest } from '../query/operations.js'
@@ -10,7 +11,10 @@ import type { Account, Call, Ledger } from '../ledger/types.js'
 import { clientIp, canonicalIp } from './client-ip.js'
 import { Counters } from './counters.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
+import { readJsonBody } from './json-body.js'
+import { OutboxMailer, type Mailer } from './mailer.js'
 import { parseQuery } from './query-string.js'
+import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
 import { servedDocument } from './openapi.js'
 import { send, sendData, sendError } from './send.js'
@@ -29,6 +33,8 @@ export interface RuntimeOptions {
   /** The address callers reach the service at: the OpenAPI document's server, the base of register_url and top_up_url. */
   readonly publicUrl: string
   readonly clock?: Clock
+  /** Where e-mail goes (registration codes and keys); by default one file a message in `<ledger>/outbox`. */
+  readonly mailer?: Mailer
   /** Milliseconds allowed for the headers, for a whole request, and for an idle keep-alive connection. */
   readonly timeouts?: { readonly headers: number; readonly request: number; readonly keepAlive: number }
 }
@@ -36,10 +42,13 @@ export interface RuntimeOptions {
 export const DEFAULTS = { rateLimit: 120, demoQuota: 5, timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 } } as const
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
 export const MAX_URL_LENGTH = 2048
-const ALLOW = 'GET, HEAD'
 const SWEEP_MS = 10 * 60_000
 
 type Handler = (req: IncomingMessage, res: ServerResponse, query: string, ip: string) => Promise<void> | void
+interface Route {
+  readonly methods: readonly string[]
+  readonly handle: Handler
+}
 
 /**
  * The HTTP runtime: node:http and nothing else. A request is rate-limited, routed,
@@ -56,7 +65,7 @@ export class Runtime {
   private readonly rate: RateLimiter
   private readonly demo: DemoQuota
   private readonly trusted: ReadonlySet<string>
-  private readonly routes = new Map<string, Handler>()
+  private readonly routes = new Map<string, Route>()
   private readonly sweeper: NodeJS.Timeout
 
   private constructor(options: RuntimeOptions) {
@@ -75,20 +84,23 @@ export class Runtime {
       process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'no snapshot is open', reason: (error as Error).message })}\n`)
       this.snapshot = undefined
     }
-    for (const operation of OPERATIONS) this.routes.set(`/v1/market/${operation}`, this.market(operation))
+    for (const operation of OPERATIONS) this.get(`/v1/market/${operation}`, this.market(operation))
     const document = servedDocument(this.snapshot?.maxYear ?? new Date().getUTCFullYear() + 1, publicUrl)
-    this.routes.set('/v1/openapi.json', (req, res) => {
+    this.get('/v1/openapi.json', (req, res) => {
       const headers = { ETag: document.etag, 'Cache-Control': 'no-cache' }
       if (req.headers['if-none-match'] === document.etag) send(req, res, 304, '', headers)
       else send(req, res, 200, document.body, headers)
     })
-    this.routes.set('/v1/account/me', this.accountRoute(new Set(), (account) => accountData(account)))
-    this.routes.set('/v1/account/usage', this.accountRoute(new Set(['limit']), (account, params) => {
+    this.get('/v1/account/me', this.accountRoute(new Set(), (account) => accountData(account)))
+    this.get('/v1/account/usage', this.accountRoute(new Set(['limit']), (account, params) => {
       const limit = usageLimit(params.get('limit'))
       return { account_id: account.id, limit, transactions: this.ledger.entries(account.id, limit) }
     }))
-    this.routes.set('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
-    this.routes.set('/readyz', (req, res) => {
+    const registration = new Registration(this.ledger, options.mailer ?? new OutboxMailer(join(options.ledger, 'outbox')), this.counters, clock)
+    this.post('/v1/auth/register', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))))
+    this.post('/v1/auth/verify', async (req, res) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req)))))
+    this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
+    this.get('/readyz', (req, res) => {
       const manifest = this.ready().manifest
       sendData(req, res, JSON.stringify({ ready: true, snapshot: manifest.build_id, as_of: manifest.as_of }))
     })
@@ -106,7 +118,10 @@ export class Runtime {
       },
       (req, res) => void this.handle(req, res),
     )
-    this.sweeper = setInterval(() => void Promise.all([this.rate.sweep(), this.demo.sweep()]), SWEEP_MS).unref()
+    this.sweeper = setInterval(() => {
+      const hour = Math.floor(clock() / 3_600_000)
+      void Promise.all([this.rate.sweep(), this.demo.sweep(), this.counters.forgetBefore('signup-email', hour), this.counters.forgetBefore('signup-ip', hour)])
+    }, SWEEP_MS).unref()
   }
 
   /** Opens the snapshot and the counters and listens; port 0 picks a free port. */
@@ -170,6 +185,16 @@ export class Runtime {
     }
   }
 
+  /** A read-only route: GET, and HEAD as GET without the body. */
+  private get(path: string, handle: Handler): void {
+    this.routes.set(path, { methods: ['GET', 'HEAD'], handle })
+  }
+
+  /** A route that takes a JSON body. */
+  private post(path: string, handle: Handler): void {
+    this.routes.set(path, { methods: ['POST'], handle })
+  }
+
   private ready(): Snapshot {
     if (this.snapshot === undefined) throw new ApiError('NOT_READY', 'No snapshot is open yet; build one with carmarket build.')
     return this.snapshot
@@ -185,10 +210,11 @@ export class Runtime {
       const path = q < 0 ? url : url.slice(0, q)
       const route = this.routes.get(path)
       if (route === undefined) throw new ApiError('NOT_FOUND', `No route ${JSON.stringify(path.slice(0, 100))}; the API is described at /v1/openapi.json.`)
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers GET and HEAD only.`, {}, { Allow: ALLOW })
+      if (!route.methods.includes(req.method ?? '')) {
+        const allow = route.methods.join(', ')
+        throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers ${allow} only.`, {}, { Allow: allow })
       }
-      await route(req, res, q < 0 ? '' : url.slice(q + 1), ip)
+      await route.handle(req, res, q < 0 ? '' : url.slice(q + 1), ip)
     } catch (error) {
       if (res.headersSent) {
         res.destroy()

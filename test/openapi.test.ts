@@ -33,7 +33,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.same(doc.security[0], { ApiKey: [] }, 'the key is a global requirement')
 
   const market = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional']
-  t.same(Object.keys(doc.paths).sort(), [...market.map((m) => `/v1/market/${m}`), '/v1/account/me', '/v1/account/usage', '/v1/openapi.json', '/livez', '/readyz'].sort())
+  t.same(Object.keys(doc.paths).sort(), [...market.map((m) => `/v1/market/${m}`), '/v1/account/me', '/v1/account/usage', '/v1/auth/register', '/v1/auth/verify', '/v1/openapi.json', '/livez', '/readyz'].sort())
   const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p]))
   const valuation = params('/v1/market/valuation')
   t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'])
@@ -54,8 +54,8 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   // Every answer, success or failure, validates against the schema the document gives for its route and status.
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   ajv.addSchema(doc, 'api')
-  const pointer = (path: string, status: number) =>
-    `api#/paths/${path.replace(/\//g, '~1')}/get/responses/${status}/content/application~1json/schema`
+  const pointer = (path: string, status: number, method = doc.paths[path]?.post === undefined ? 'get' : 'post') =>
+    `api#/paths/${path.replace(/\//g, '~1')}/${method}/responses/${status}/content/application~1json/schema`
   const q = 'make=VW&model=Golf&year=2017'
   const calls: [string, number][] = [
     ...market.map((m): [string, number] => [`/v1/market/${m}?${q}`, 200]),
@@ -78,7 +78,8 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   }
   // Every example the document gives is an instance of the schema beside it.
   for (const path of Object.keys(doc.paths)) {
-    for (const [status, response] of Object.entries(doc.paths[path].get.responses as Record<string, any>)) {
+    const operation = doc.paths[path].get ?? doc.paths[path].post
+    for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       const media = response.content?.['application/json']
       const examples = [media?.example, ...Object.values(media?.examples ?? {}).map((e: any) => e.value)].filter((e) => e !== undefined)
       for (const example of examples) {
@@ -130,6 +131,19 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.same(await limited('success'), { status: 200, ok: true, code: 'success' })
   t.same(await limited(''), { status: 429, ok: true, code: 'DEMO_LIMIT_REACHED' })
   t.same(await limited(''), { status: 429, ok: true, code: 'RATE_LIMIT_EXCEEDED' })
+
+  // Registration answers, against the document.
+  for (const [path, body, status] of [
+    ['/v1/auth/register', { email: 'doc@example.pl' }, 200],
+    ['/v1/auth/verify', { email: 'doc@example.pl', code: '12x' }, 400],
+    ['/v1/auth/register', '{', 400],
+  ] as const) {
+    const response = await request(`${base}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+    const answer = await response.body.json()
+    t.equal(response.statusCode, status, path)
+    const validate = ajv.getSchema(pointer(path, status))!
+    t.ok(validate(answer), `${path} ${status} matches the document: ${JSON.stringify(validate.errors)}`)
+  }
 
   const again = await request(`${base}/v1/openapi.json`, { headers: { 'if-none-match': etag } })
   t.equal(again.statusCode, 304, 'a conditional request for the same document')

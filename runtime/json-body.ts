@@ -1,0 +1,34 @@
+import type { IncomingMessage } from 'node:http'
+import { ApiError, invalidParameter } from '../query/api-error.js'
+
+/** The largest JSON body any route takes: registration bodies are a few dozen bytes. */
+export const MAX_BODY_BYTES = 4096
+
+/**
+ * A request's JSON object body: application/json, at most MAX_BODY_BYTES (refused as
+ * soon as more arrives, without reading the rest), valid UTF-8 JSON, an object.
+ */
+export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type !== 'application/json') throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.')
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw tooLarge()
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) throw tooLarge()
+    chunks.push(chunk as Buffer)
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)))
+  } catch {
+    throw invalidParameter('body', 'The body is not valid JSON.')
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'The body must be a JSON object.')
+  return body as Record<string, unknown>
+}
+
+function tooLarge(): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES} bytes.`, {}, { Connection: 'close' })
+}

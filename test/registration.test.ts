@@ -1,0 +1,90 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { request } from 'undici'
+import { OutboxMailer } from '../runtime/mailer.js'
+import { Runtime } from '../runtime/server.js'
+import { build, freshDir, rows, toCsv } from './support.js'
+
+async function setup(t: import('tap').Test) {
+  const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+  const outbox = freshDir(t)
+  let now = Date.parse('2026-11-22T10:00:00Z')
+  const runtime = await Runtime.start(
+    { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 5, trustedProxies: [], publicUrl: 'http://localhost', mailer: new OutboxMailer(outbox), clock: () => now },
+    '127.0.0.1',
+    0,
+  )
+  t.teardown(() => runtime.close())
+  const base = `http://127.0.0.1:${runtime.address().port}`
+  const post = async (path: string, body: string, type = 'application/json') => {
+    const response = await request(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': type } })
+    return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as { status: string; data?: any; error?: any } }
+  }
+  /** The messages in the outbox to an address, oldest first. */
+  const mail = (to: string) =>
+    readdirSync(outbox)
+      .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+      .sort()
+      .map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')) as { to: string; subject: string; text: string })
+      .filter((m) => m.to === to)
+  const codeOf = (to: string) => /code is (\d{6})/.exec(mail(to).at(-1)!.text)![1]!
+  return { base, post, mail, codeOf, advance: (ms: number) => (now += ms) }
+}
+
+t.test('register, verify, and the key arrives by e-mail with 50 credits', async (t) => {
+  const { base, post, mail, codeOf } = await setup(t)
+  const asked = await post('/v1/auth/register', JSON.stringify({ email: ' Anna.Nowak@Example.PL ' }))
+  t.same([asked.status, asked.body.data], [200, { email: 'anna.nowak@example.pl', code_sent: true, expires_in: 600 }])
+  const code = codeOf('anna.nowak@example.pl')
+  const wrong = code === '000000' ? '000001' : '000000'
+  t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code: wrong }))).body.error, { code: 'INVALID_PARAMETER', message: 'The code is wrong.', parameter: 'code' })
+  const verified = await post('/v1/auth/verify', JSON.stringify({ email: 'ANNA.NOWAK@example.pl', code }))
+  t.same([verified.status, verified.body.data], [200, { email: 'anna.nowak@example.pl', key_sent: true }])
+  const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(mail('anna.nowak@example.pl').at(-1)!.text)![1]!
+  const me = await request(`${base}/v1/account/me`, { headers: { 'x-api-key': key } })
+  const account = ((await me.body.json()) as { data: { credits_remaining: number; email: string } }).data
+  t.same([account.email, account.credits_remaining], ['anna.nowak@example.pl', 50])
+  const usage = await request(`${base}/v1/account/usage`, { headers: { 'x-api-key': key } })
+  t.same(((await usage.body.json()) as { data: { transactions: { type: string; credits: number }[] } }).data.transactions.map((e) => [e.type, e.credits]), [['signup_bonus', 50]])
+
+  t.equal((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code }))).status, 400, 'a code works once')
+  const again = await post('/v1/auth/register', JSON.stringify({ email: 'anna.nowak@example.pl' }))
+  t.same(again.body.data, asked.body.data, 'the same answer for a registered address')
+  t.match(mail('anna.nowak@example.pl').at(-1)!.text, /has an account already/, 'whose owner is told, without a code')
+})
+
+t.test('codes expire, five wrong tries use one up, and codes are limited per address', async (t) => {
+  const { post, codeOf, advance } = await setup(t)
+  const email = 'jan@example.pl'
+  await post('/v1/auth/register', JSON.stringify({ email }))
+  const first = codeOf(email)
+  advance(10 * 60_000 + 1)
+  t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: first }))).body.error.message, /no valid code/, 'expired after 10 minutes')
+
+  await post('/v1/auth/register', JSON.stringify({ email }))
+  const second = codeOf(email)
+  const wrong = second === '111111' ? '222222' : '111111'
+  for (let i = 0; i < 4; i++) t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: wrong }))).body.error.message, /wrong/)
+  t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: wrong }))).body.error.message, /Too many wrong codes/)
+  t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: second }))).body.error.message, /no valid code/, 'the right code no longer works')
+
+  t.equal((await post('/v1/auth/register', JSON.stringify({ email }))).status, 200, 'the third code this hour')
+  const refused = await post('/v1/auth/register', JSON.stringify({ email }))
+  t.same([refused.status, refused.body.error.code, refused.headers['retry-after']], [429, 'RATE_LIMIT_EXCEEDED', '3600'])
+  advance(3_600_000)
+  t.equal((await post('/v1/auth/register', JSON.stringify({ email }))).status, 200, 'a new hour')
+})
+
+t.test('bodies are checked: type, size, JSON, fields', async (t) => {
+  const { base, post } = await setup(t)
+  t.same((await post('/v1/auth/register', 'email=a@b.pl', 'application/x-www-form-urlencoded')).status, 415)
+  t.same((await post('/v1/auth/register', '{"email":')).body.error, { code: 'INVALID_PARAMETER', message: 'The body is not valid JSON.', parameter: 'body' })
+  t.same((await post('/v1/auth/register', '[]')).body.error.parameter, 'body')
+  t.same((await post('/v1/auth/register', JSON.stringify({ email: 'x'.repeat(5000) }))).status, 413)
+  t.same((await post('/v1/auth/register', JSON.stringify({ email: 'not-an-address' }))).body.error.parameter, 'email')
+  t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', code: '12345' }))).body.error.parameter, 'code')
+  const get = await request(`${base}/v1/auth/register`)
+  await get.body.dump()
+  t.same([get.statusCode, get.headers.allow], [405, 'POST'])
+})
