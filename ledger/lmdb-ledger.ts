@@ -37,6 +37,11 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase()
 }
 
+/** Whether a normalized text has the shape of an e-mail address (the one check before a code is sent). */
+export function isEmail(address: string): boolean {
+  return EMAIL.test(address)
+}
+
 /**
  * The ledger in an LMDB environment of its own (`<ledger>/ledger.mdb`), shared safely by
  * several processes: every change is one write transaction, which LMDB serialises
@@ -69,7 +74,7 @@ export class LmdbLedger implements Ledger {
 
   async createAccount(email: string, credits: number, type: 'signup_bonus' | 'grant', reference: string | null) {
     const address = normalizeEmail(email)
-    if (!EMAIL.test(address)) throw new LedgerError('invalid_email', `not an e-mail address: ${JSON.stringify(email.slice(0, 100))}`)
+    if (!isEmail(address)) throw new LedgerError('invalid_email', `not an e-mail address: ${JSON.stringify(email.slice(0, 100))}`)
     if (!Number.isSafeInteger(credits) || credits < 0) throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 0')
     const key = newKey()
     const hash = keyHash(key)

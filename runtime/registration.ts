@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto'
 import { ApiError, invalidParameter } from '../query/api-error.js'
-import { LedgerError, normalizeEmail } from '../ledger/lmdb-ledger.js'
+import { LedgerError, isEmail, normalizeEmail } from '../ledger/lmdb-ledger.js'
 import type { Ledger } from '../ledger/types.js'
 import type { Counters } from './counters.js'
 import type { Clock } from './limits.js'
@@ -13,7 +13,6 @@ const HOUR_MS = 3_600_000
 /** Codes sent per address per hour, and per client address per hour. */
 export const CODES_PER_EMAIL = 3
 export const CODES_PER_IP = 20
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/
 
 /**
  * Registration by e-mail one-time code (the web pages' back end): `register` e-mails a
@@ -81,7 +80,7 @@ export class Registration {
 
 function emailOf(body: Record<string, unknown>): string {
   const email = body.email
-  if (typeof email !== 'string' || !EMAIL.test(normalizeEmail(email))) throw invalidParameter('email', 'email must be an e-mail address')
+  if (typeof email !== 'string' || !isEmail(normalizeEmail(email))) throw invalidParameter('email', 'email must be an e-mail address')
   return normalizeEmail(email)
 }
 
