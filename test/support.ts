@@ -177,3 +177,8 @@ export async function spawnServe(t: Test, args: readonly string[]): Promise<{ ch
   })
   return { child, port, log: () => log }
 }
+
+/** A key that differs from `key` in its last character only (a near miss, never the key itself). */
+export function otherKey(key: string): string {
+  return `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`
+}
