@@ -8,8 +8,6 @@ import {
   type FactorEntry,
   type FilteredFigures,
   type FactorSide,
-  type PriceFigures,
-  type PriceHistoryRecord,
   type RegionEntry,
   type Target,
 } from '../format/schema.js'

@@ -33,8 +33,6 @@ export const MIN_LISTINGS = 10
 export const HISTORY_MONTHS = 24
 /** Days added to the observed span for the delay before a listing is first detected (contract 2.3). */
 export const DETECTION_DELAY_DAYS = 13
-/** The mileage filter keeps listings within this fraction of the target either side (contract 2.1). */
-export const MILEAGE_WINDOW = 0.3
 
 export interface BuildCounts {
   readonly rows_read: number

@@ -171,7 +171,7 @@ export class Runtime {
     const key = (Array.isArray(header) ? header.join(',') : header).trim()
     const account = isKeyShaped(key) ? this.ledger.authenticate(key) : undefined
     if (account === undefined) throw new ApiError('UNAUTHORIZED', 'The X-API-Key is empty or unknown. Omit the header for the keyless demo tier.')
-    if (account.status !== 'active') throw new ApiError('ACCOUNT_DISABLED', 'This account is disabled; contact support.')
+    if (account.status !== 'active') throw accountDisabled()
     return account
   }
 
@@ -236,12 +236,15 @@ export class Runtime {
   private market(operation: Operation): Handler {
     const spec = OPERATION_SPECS[operation]
     const known = new Set(spec.parameters)
+    /** The snapshot's question from the parsed parameters (400 for a value not accepted). */
+    const prepare = (params: Map<string, string>) => {
+      const snapshot = this.ready()
+      return { snapshot, request: marketRequest(operation, (name) => params.get(name), snapshot.maxYear) }
+    }
     return async (req, res, query, ip) => {
       const account = this.authenticate(req)
       if (account === undefined) {
-        const params = parseQuery(query, known)
-        const snapshot = this.ready()
-        const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)
+        const { snapshot, request } = prepare(parseQuery(query, known))
         this.demo.check(ip)
         const data = answer(snapshot, request)
         await this.demo.use(ip)
@@ -251,15 +254,11 @@ export class Runtime {
       try {
         const params = parseQuery(query, known)
         call = { endpoint: operation, make: params.get('make') ?? null, model: params.get('model') ?? null, year: Number(params.get('year')) || null }
-        const snapshot = this.ready()
-        const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)
+        const { snapshot, request } = prepare(params)
         if (account.balance < spec.credits) throw this.insufficientCredits(account.balance, spec.credits)
         const data = answer(snapshot, request)
         const charged = await this.ledger.charge(account.id, spec.credits, call)
-        if (!charged.ok) {
-          if (charged.reason === 'insufficient_credits') throw this.insufficientCredits(charged.balance, spec.credits)
-          throw new ApiError('ACCOUNT_DISABLED', 'This account is disabled; contact support.')
-        }
+        if (!charged.ok) throw charged.reason === 'insufficient_credits' ? this.insufficientCredits(charged.balance, spec.credits) : accountDisabled()
         sendData(req, res, JSON.stringify({ ...data, credits_used: spec.credits, credits_remaining: charged.balance }))
       } catch (error) {
         const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR'
@@ -274,6 +273,9 @@ export class Runtime {
   }
 }
 
+function accountDisabled(): ApiError {
+  return new ApiError('ACCOUNT_DISABLED', 'This account is disabled; contact support.')
+}
 
 /** /v1/account/me */
 function accountData(account: Account) {
