@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { runBuild } from '../build/run-build.js'
 import { OPERATIONS, type Operation } from '../format/schema.js'
 import { ApiError } from '../query/api-error.js'
-import { answer, marketRequest } from '../query/operations.js'
+import { answerJson, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
 import { SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
 
@@ -32,7 +32,7 @@ async function snapshotOf(listings: number): Promise<Snapshot> {
 /** The answer's JSON, or the error envelope's when the data is too thin: both are answers. */
 function respond(snapshot: Snapshot, request: ReturnType<typeof marketRequest>): string {
   try {
-    return JSON.stringify(answer(snapshot, request))
+    return answerJson(snapshot, request)
   } catch (error) {
     if (error instanceof ApiError) return JSON.stringify(error.toJSON())
     throw error

@@ -11,9 +11,12 @@ import {
   SNAPSHOT_FILE,
   answerKey,
   statKey,
+  type AnswerKey,
   type Manifest,
   type NameIndex,
+  type Operation,
 } from '../format/schema.js'
+import { StoredAnswer, renderAnswer } from '../format/rendered.js'
 import { BuildError } from './build-error.js'
 import type { KeyStatistics } from './statistics.js'
 
@@ -39,7 +42,7 @@ export async function writeSnapshot(
     const columns = root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
     let written = 0
     for (const key of keys) {
-      for (const operation of OPERATIONS) void answers.put(answerKey(key.target, key.year, operation), key.records[operation])
+      for (const operation of OPERATIONS) void answers.put(answerKey(key.target, key.year, operation), renderAnswer(operation, key.records[operation]))
       if (key.columns !== undefined) void columns.put(statKey(key.target, key.year), key.columns)
       if (++written % 256 === 0) onProgress(written, totalKeys)
     }
@@ -58,8 +61,8 @@ export async function writeSnapshot(
 
 /**
  * Re-opens a written snapshot read-only, as the runtime will, and checks it: the
- * manifest and the name index decode, every key has its five answers, and records
- * spread over the whole key range decode to objects.
+ * manifest and the name index decode, every key has its five answers, and the answers
+ * spread over the whole key range hold JSON in every variant.
  */
 export async function verifySnapshot(dir: string, expected: Manifest): Promise<void> {
   const root = open({ path: join(dir, SNAPSHOT_FILE), maxDbs: 4, readOnly: true })
@@ -76,13 +79,27 @@ export async function verifySnapshot(dir: string, expected: Manifest): Promise<v
       throw new BuildError(`the written snapshot holds ${count} answers, expected ${expected.counts.keys_written * OPERATIONS.length}`)
     }
     const step = Math.max(1, Math.floor(count / 1000))
+    const stored = new StoredAnswer()
     let at = 0
     for (const key of answers.getKeys()) {
       if (at++ % step !== 0) continue
-      const value: unknown = answers.get(key)
-      if (typeof value !== 'object' || value === null) throw new BuildError('the written snapshot holds an unreadable record')
+      if (!readable(stored, answers.getBinary(key), (key as AnswerKey)[4])) throw new BuildError('the written snapshot holds an unreadable answer')
     }
   } finally {
     await root.close()
+  }
+}
+
+/** Whether a stored answer's every variant reads as the JSON its operation stores. */
+function readable(stored: StoredAnswer, bytes: Buffer | undefined, operation: Operation): boolean {
+  if (bytes === undefined || !stored.reset(bytes) || stored.count === 0) return false
+  try {
+    for (let i = 0; i < stored.count; i++) {
+      const text = stored.text(i)
+      JSON.parse(operation === 'price-history' ? `[${text}]` : `{${text}}`)
+    }
+    return true
+  } catch {
+    return false
   }
 }

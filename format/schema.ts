@@ -6,13 +6,14 @@
  * A snapshot is a folder `snapshots/<build_id>/` holding one LMDB file `snapshot.mdb`
  * with three databases:
  * - `meta`: `manifest` -> Manifest, `names` -> NameIndex
- * - `answers`: [kind, make, name, year, operation] -> the precomputed record of that
- *   operation (money rounded to whole PLN, percentages to one decimal, as the contract says)
+ * - `answers`: [kind, make, name, year, operation] -> the precomputed answer of that
+ *   operation, rendered (rendered.ts; money rounded to whole PLN, percentages to one
+ *   decimal, as the contract says)
  * - `columns`: [kind, make, name, year] -> raw bytes (columns.ts) of the key's listings
  *   with a known mileage, for the one answer that cannot be precomputed: a valuation
  *   with a mileage window.
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 export const SNAPSHOT_FILE = 'snapshot.mdb'
 export const MANIFEST_FILE = 'manifest.json'
 /** The link in a snapshots folder naming the snapshot to serve; switched atomically by a build. */
@@ -20,12 +21,8 @@ export const CURRENT_LINK = 'current'
 export const META_DB = 'meta'
 export const ANSWERS_DB = 'answers'
 export const COLUMNS_DB = 'columns'
-/**
- * The answers database stores its records with msgpackr's shared structures (each
- * record shape is described once, in the database, under this key), which makes them
- * smaller and faster to encode and decode. Writer and reader must both name it.
- */
-export const ANSWERS_OPTIONS = { name: ANSWERS_DB, sharedStructuresKey: Symbol.for('structures') } as const
+/** The answers database holds rendered answers (rendered.ts) as raw bytes. */
+export const ANSWERS_OPTIONS = { name: ANSWERS_DB, encoding: 'binary' } as const
 
 /** The fewest listings behind any figure; fewer is INSUFFICIENT_DATA (contract 2). */
 export const MIN_LISTINGS = 10

@@ -2,10 +2,11 @@
  * Embedding a snapshot: open it read-only and ask the five market questions with the
  * same code the HTTP runtime runs.
  */
-export { Snapshot, LIQUIDITY_NOTE } from './snapshot.js'
+export { Snapshot } from './snapshot.js'
+export { LIQUIDITY_NOTE } from '../format/rendered.js'
 export { ApiError, ERROR_STATUS, type ErrorCode } from './api-error.js'
 export type { MatchType, Resolution } from './name-resolver.js'
 export * from './answers.js'
 export * from './params.js'
-export { answer, marketRequest, OPERATION_SPECS, type MarketRequest } from './operations.js'
+export { answer, answerJson, marketRequest, OPERATION_SPECS, type MarketRequest } from './operations.js'
 export type { Manifest, Quartiles, FactorEntry, RegionEntry } from '../format/schema.js'

@@ -43,16 +43,21 @@ export function marketRequest(operation: Operation, get: ParamSource, maxYear: n
 
 /** Answers a guarded market question from a snapshot. */
 export function answer(snapshot: Snapshot, request: MarketRequest): MarketData {
+  return JSON.parse(answerJson(snapshot, request)) as MarketData
+}
+
+/** The answer as JSON text, as the HTTP API sends it (without the credit fields). */
+export function answerJson(snapshot: Snapshot, request: MarketRequest): string {
   switch (request.operation) {
     case 'valuation':
-      return snapshot.valuation(request.params)
+      return snapshot.valuationJson(request.params)
     case 'price-history':
-      return snapshot.priceHistory(request.params)
+      return snapshot.priceHistoryJson(request.params)
     case 'liquidity':
-      return snapshot.liquidity(request.params)
+      return snapshot.liquidityJson(request.params)
     case 'valuation-factors':
-      return snapshot.valuationFactors(request.params)
+      return snapshot.valuationFactorsJson(request.params)
     case 'regional':
-      return snapshot.regional(request.params)
+      return snapshot.regionalJson(request.params)
   }
 }

@@ -3,42 +3,26 @@ import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
-import { monthLabel, monthOfLabel } from '../format/calendar.js'
+import { StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
 import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
   CURRENT_LINK,
-  DETECTION_DELAY_DAYS,
   META_DB,
   MIN_LISTINGS,
   SCHEMA_VERSION,
   SNAPSHOT_FILE,
   answerKey,
   statKey,
-  type AnswerRecords,
   type Manifest,
   type NameIndex,
   type Operation,
-  type PriceFigures,
 } from '../format/schema.js'
 import { FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
 import { ApiError } from './api-error.js'
-import type {
-  LiquidityData,
-  MarketData,
-  PriceHistoryData,
-  RegionalData,
-  TrendPoint,
-  ValuationData,
-  ValuationFactorsData,
-} from './answers.js'
+import type { LiquidityData, PriceHistoryData, RegionalData, ValuationData, ValuationFactorsData } from './answers.js'
 import { NameResolver, type Resolution } from './name-resolver.js'
 import type { PriceHistoryParams, ValuationParams, VehicleParams } from './params.js'
-
-export const LIQUIDITY_NOTE =
-  `estimated_days_on_market is the median span between first and last sighting of closed listings ` +
-  `(observed_listing_span) plus ${DETECTION_DELAY_DAYS} days, which compensate for the delay with which ` +
-  `a new listing is first detected.`
 
 /**
  * A snapshot opened read-only: the embedding API and the code the HTTP runtime calls.
@@ -59,7 +43,8 @@ export class Snapshot {
   /** The latest production year a request may name: the as-of year + 1, as the build accepts. */
   readonly maxYear: number
   private readonly root: RootDatabase
-  private readonly answers: Database
+  private readonly answers: Database<Buffer>
+  private readonly stored = new StoredAnswer()
   private readonly columns: Database<Buffer>
   private readonly names: NameResolver
   // Reused by every mileage-filtered valuation: an 8-byte aligned copy of the key's
@@ -110,106 +95,109 @@ export class Snapshot {
 
   /** Average, median, p25 and p75 of prices, optionally narrowed by fuel, gearbox and a ±30% mileage window. */
   valuation(params: ValuationParams): ValuationData {
-    const { resolution, record } = this.record(params, 'valuation')
-    const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
-    const gearbox = params.gearbox === null ? UNKNOWN : GEARBOXES.indexOf(params.gearbox)
-    let figures: PriceFigures | undefined
-    let sampleSize: number
-    if (params.mileage !== null) {
-      const prices = this.mileagePrices(resolution, params.year, params.mileage, fuel, gearbox)
-      sampleSize = prices.length
-      if (sampleSize >= MIN_LISTINGS) figures = priceFigures(prices)
-    } else if (fuel === UNKNOWN && gearbox === UNKNOWN) {
-      figures = record.all
-      sampleSize = figures.sample_size
-    } else {
-      // Fuel and gearbox filters were computed at build time, for every combination.
-      const entry = record.filtered.find((e) => e.fuel === fuel && e.gearbox === gearbox)
-      figures = entry?.figures ?? undefined
-      sampleSize = entry?.sample_size ?? 0
-    }
-    if (figures === undefined || sampleSize < MIN_LISTINGS) {
-      const filtered = params.mileage !== null || fuel !== UNKNOWN || gearbox !== UNKNOWN
-      throw insufficient(resolution, params.year, sampleSize, filtered ? 'match these filters' : undefined)
-    }
-    return {
-      ...this.base(params, resolution),
-      currency: 'PLN',
-      filters: { fuel_type: params.fuel_type, gearbox: params.gearbox, mileage: params.mileage },
-      valuation: { average: figures.average, median: figures.median, p25: figures.p25, p75: figures.p75 },
-      sample_size: sampleSize,
-    }
+    return JSON.parse(this.valuationJson(params)) as ValuationData
   }
 
   /** Mean price per month of first sighting over the `months` months ending with the as-of month. */
   priceHistory(params: PriceHistoryParams): PriceHistoryData {
-    const { resolution, record } = this.record(params, 'price-history')
-    const total = record.sample_size.length
-    const first = monthOfLabel(record.first_month)
-    const trend: TrendPoint[] = []
-    let listings = 0
-    for (let m = total - params.months; m < total; m++) {
-      const n = record.sample_size[m]!
-      if (n === 0) continue
-      listings += n
-      trend.push({
-        month: monthLabel(first + m),
-        avg_price: record.avg_price[m]!,
-        sample_size: n,
-      })
-    }
-    if (listings < MIN_LISTINGS) throw insufficient(resolution, params.year, listings, `were first seen in the last ${params.months === 1 ? 'month' : `${params.months} months`}`)
-    return { ...this.base(params, resolution), currency: 'PLN', months_requested: params.months, trend }
+    return JSON.parse(this.priceHistoryJson(params)) as PriceHistoryData
   }
 
   /** Days on market estimated from the listing spans of closed listings. */
   liquidity(params: VehicleParams): LiquidityData {
-    const { resolution, record } = this.record(params, 'liquidity')
-    if (record.sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.sample_size, 'have left the market')
-    return { ...this.base(params, resolution), ...record, note: LIQUIDITY_NOTE }
+    return JSON.parse(this.liquidityJson(params)) as LiquidityData
   }
 
   /** Price differences of imported against domestic, automatic against manual, and each fuel against petrol. */
   valuationFactors(params: VehicleParams): ValuationFactorsData {
-    const { resolution, record } = this.record(params, 'valuation-factors')
-    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size)
-    if (record.factors.length === 0) {
-      throw new ApiError(
-        'INSUFFICIENT_DATA',
-        `No attribute of ${describe(resolution, params.year)} has at least ${MIN_LISTINGS} listings on both sides of a comparison.`,
-        { sample_size: record.total_sample_size },
-      )
-    }
-    return { ...this.base(params, resolution), currency: 'PLN', ...record }
+    return JSON.parse(this.valuationFactorsJson(params)) as ValuationFactorsData
   }
 
   /** Mean price per voivodeship against the national mean. */
   regional(params: VehicleParams): RegionalData {
-    const { resolution, record } = this.record(params, 'regional')
-    if (record.total_sample_size < MIN_LISTINGS) throw insufficient(resolution, params.year, record.total_sample_size, 'name their voivodeship')
-    return { ...this.base(params, resolution), currency: 'PLN', ...record }
+    return JSON.parse(this.regionalJson(params)) as RegionalData
   }
 
-  private base(params: VehicleParams, resolution: Resolution): MarketData {
-    return {
-      make: params.make,
-      model: params.model,
-      year: params.year,
-      matched: { makes: resolution.makes, models: resolution.models, match_type: resolution.matchType },
+  // The same answers as JSON text, as the HTTP API sends them: the stored members of the
+  // answer behind what the request decides (its names, year, match and filters).
+
+  valuationJson(params: ValuationParams): string {
+    const resolution = this.find(params, 'valuation')
+    const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
+    const gearbox = params.gearbox === null ? UNKNOWN : GEARBOXES.indexOf(params.gearbox)
+    const filtered = params.mileage !== null || fuel !== UNKNOWN || gearbox !== UNKNOWN
+    let members = ''
+    let sampleSize: number
+    if (params.mileage !== null) {
+      const prices = this.mileagePrices(resolution, params.year, params.mileage, fuel, gearbox)
+      sampleSize = prices.length
+      if (sampleSize >= MIN_LISTINGS) members = valuationMembers(priceFigures(prices))
+    } else {
+      // Fuel and gearbox filters were rendered at build time, for every combination with listings.
+      const variant = this.stored.find(filterSelector(fuel, gearbox))
+      sampleSize = variant < 0 ? 0 : this.stored.sampleSize(variant)
+      if (variant >= 0 && this.stored.items(variant) > 0) members = this.stored.text(variant)
     }
+    if (members === '' || sampleSize < MIN_LISTINGS) {
+      throw insufficient(resolution, params.year, sampleSize, filtered ? 'match these filters' : undefined)
+    }
+    const filters = `{"fuel_type":${quoted(params.fuel_type)},"gearbox":${quoted(params.gearbox)},"mileage":${params.mileage}}`
+    return `${head(params, resolution)},"currency":"PLN","filters":${filters},${members}}`
   }
 
-  private record<O extends Operation>(params: VehicleParams, operation: O): { resolution: Resolution; record: AnswerRecords[O] } {
+  priceHistoryJson(params: PriceHistoryParams): string {
+    const resolution = this.find(params, 'price-history')
+    const variant = this.stored.find(params.months)
+    const listings = variant < 0 ? 0 : this.stored.sampleSize(variant)
+    if (listings < MIN_LISTINGS) throw insufficient(resolution, params.year, listings, `were first seen in the last ${params.months === 1 ? 'month' : `${params.months} months`}`)
+    return `${head(params, resolution)},"currency":"PLN","months_requested":${params.months},"trend":[${this.stored.text(variant)}]}`
+  }
+
+  liquidityJson(params: VehicleParams): string {
+    const resolution = this.find(params, 'liquidity')
+    const sampleSize = this.stored.sampleSize(0)
+    if (sampleSize < MIN_LISTINGS) throw insufficient(resolution, params.year, sampleSize, 'have left the market')
+    return `${head(params, resolution)},${this.stored.text(0)}}`
+  }
+
+  valuationFactorsJson(params: VehicleParams): string {
+    const resolution = this.find(params, 'valuation-factors')
+    const total = this.stored.sampleSize(0)
+    if (total < MIN_LISTINGS) throw insufficient(resolution, params.year, total)
+    if (this.stored.items(0) === 0) {
+      throw new ApiError(
+        'INSUFFICIENT_DATA',
+        `No attribute of ${describe(resolution, params.year)} has at least ${MIN_LISTINGS} listings on both sides of a comparison.`,
+        { sample_size: total },
+      )
+    }
+    return `${head(params, resolution)},"currency":"PLN",${this.stored.text(0)}}`
+  }
+
+  regionalJson(params: VehicleParams): string {
+    const resolution = this.find(params, 'regional')
+    const total = this.stored.sampleSize(0)
+    if (total < MIN_LISTINGS) throw insufficient(resolution, params.year, total, 'name their voivodeship')
+    return `${head(params, resolution)},"currency":"PLN",${this.stored.text(0)}}`
+  }
+
+  /**
+   * Resolves the names and points `stored` at the operation's answer for the key; throws
+   * INSUFFICIENT_DATA when the key has no listings. `stored` reads a buffer lmdb-js
+   * lends until the next read, so its text is taken before anything else is read.
+   */
+  private find(params: VehicleParams, operation: Operation): Resolution {
     const resolution = this.names.resolve(params.make, params.model)
-    const record = this.answers.get(answerKey(resolution.target, params.year, operation)) as AnswerRecords[O] | undefined
-    if (record === undefined) {
+    const bytes = this.answers.getBinaryFast(answerKey(resolution.target, params.year, operation))
+    if (bytes !== undefined && !this.stored.reset(bytes)) throw new Error(`the snapshot's ${operation} answer for ${describe(resolution, params.year)} is unreadable`)
+    if (bytes === undefined) {
       const years = resolution.years
       const range = years.length === 0 ? '' : ` (listings exist for ${years[0]}-${years[years.length - 1]})`
       throw new ApiError('INSUFFICIENT_DATA', `No listings of ${describe(resolution)} from ${params.year}${range}.`, {
         sample_size: 0,
       })
     }
-    return { resolution, record }
+    return resolution
   }
 
   /**
@@ -240,6 +228,16 @@ export class Snapshot {
     }
     return this.kept.subarray(0, n)
   }
+}
+
+/** The start of an answer's JSON object: the request's names and year and what they matched. */
+function head(params: VehicleParams, resolution: Resolution): string {
+  const matched = { makes: resolution.makes, models: resolution.models, match_type: resolution.matchType }
+  return `{"make":${JSON.stringify(params.make)},"model":${JSON.stringify(params.model)},"year":${params.year},"matched":${JSON.stringify(matched)}`
+}
+
+function quoted(value: string | null): string {
+  return value === null ? 'null' : `"${value}"`
 }
 
 function grownSize(bytes: number): number {

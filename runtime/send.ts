@@ -13,11 +13,11 @@ export function send(
   headers: Readonly<Record<string, string | number>> = {},
   contentType = 'application/json; charset=utf-8',
 ): void {
-  res.statusCode = status
-  res.setHeader('Content-Type', contentType)
-  res.setHeader('Content-Length', Buffer.byteLength(body))
-  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-store')
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
+  // One flat list to writeHead: node's fast path, no header object built per answer.
+  const list: (string | number)[] = ['Content-Type', contentType, 'Content-Length', Buffer.byteLength(body)]
+  if (!('Cache-Control' in headers)) list.push('Cache-Control', 'no-store')
+  for (const name in headers) list.push(name, headers[name]!)
+  res.writeHead(status, list)
   res.end(req.method === 'HEAD' ? undefined : body)
 }
 

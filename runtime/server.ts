@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { OPERATIONS, type Operation } from '../format/schema.js'
 import { ApiError } from '../query/api-error.js'
-import { OPERATION_SPECS, answer, marketRequest } from '../query/operations.js'
+import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
 import { isKeyShaped } from '../ledger/keys.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
@@ -246,9 +246,9 @@ export class Runtime {
       if (account === undefined) {
         const { snapshot, request } = prepare(parseQuery(query, known))
         this.demo.check(ip)
-        const data = answer(snapshot, request)
+        const data = answerJson(snapshot, request)
         await this.demo.use(ip)
-        return sendData(req, res, JSON.stringify({ ...data, credits_used: spec.credits }))
+        return sendData(req, res, withCredits(data, spec.credits))
       }
       let call: Call = { endpoint: operation, make: null, model: null, year: null }
       try {
@@ -256,10 +256,10 @@ export class Runtime {
         call = { endpoint: operation, make: params.get('make') ?? null, model: params.get('model') ?? null, year: Number(params.get('year')) || null }
         const { snapshot, request } = prepare(params)
         if (account.balance < spec.credits) throw this.insufficientCredits(account.balance, spec.credits)
-        const data = answer(snapshot, request)
+        const data = answerJson(snapshot, request)
         const charged = await this.ledger.charge(account.id, spec.credits, call)
         if (!charged.ok) throw charged.reason === 'insufficient_credits' ? this.insufficientCredits(charged.balance, spec.credits) : accountDisabled()
-        sendData(req, res, JSON.stringify({ ...data, credits_used: spec.credits, credits_remaining: charged.balance }))
+        sendData(req, res, withCredits(data, spec.credits, charged.balance))
       } catch (error) {
         const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR'
         if (code === 'INVALID_PARAMETER' || code === 'INSUFFICIENT_DATA' || code === 'INTERNAL_ERROR') await this.ledger.recordFailure(account.id, call, code)
@@ -271,6 +271,12 @@ export class Runtime {
   private insufficientCredits(balance: number, price: number): ApiError {
     return new ApiError('INSUFFICIENT_CREDITS', `This call costs ${price} credits; the balance is ${balance}.`, { top_up_url: this.topUpUrl })
   }
+}
+
+/** A market answer's JSON object with the credit fields appended. */
+function withCredits(data: string, used: number, remaining?: number): string {
+  const credits = remaining === undefined ? `"credits_used":${used}` : `"credits_used":${used},"credits_remaining":${remaining}`
+  return `${data.slice(0, -1)},${credits}}`
 }
 
 function accountDisabled(): ApiError {

@@ -126,7 +126,7 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     const info = await carmarket(['snapshot', 'info', '--snapshots', snapshots, '--json'])
     t.equal(info.code, 0, info.stderr)
     const manifest = JSON.parse(info.stdout) as { schema_version: number; as_of: string; build_id: string; source: string; counts: Record<string, number> }
-    t.equal(manifest.schema_version, 1)
+    t.equal(manifest.schema_version, 2)
     t.equal(manifest.as_of, '2026-09-30')
     t.equal(manifest.build_id, report.build_id)
     t.equal(manifest.source, input)
