@@ -13,7 +13,8 @@ import { mapNames, nameIndex } from './name-mapping.js'
 import { newBuildId, prune, publish, stagingDir, withBuildLock } from './publish.js'
 import { readInParallel } from './parallel-read.js'
 import { openSource } from './source.js'
-import { StatisticsBuilder, type KeyStatistics } from './statistics.js'
+import { renderedKeys } from './parallel-statistics.js'
+import { StatisticsBuilder, groupRows } from './statistics.js'
 import { dayNumber, type RejectionReason } from './validate.js'
 import { verifySnapshot, writeSnapshot } from './snapshot-writer.js'
 
@@ -98,20 +99,19 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     const names = mapNames(store.spellings, spellingCounts(store, state), table)
     const model = new Int32Array(store.length)
     for (let i = 0; i < store.length; i++) model[i] = state[i] === KEPT ? names.modelOf[store.modelSpelling[i]!]! : -1
-    const statistics = new StatisticsBuilder(store, model, names.models.length, asOf)
+    const rows = groupRows(store, model, names.models.length, asOf)
+    const statistics = new StatisticsBuilder(rows)
     const modelYears = new Map(names.models.map((_, i) => [i, statistics.yearsOf(i)]))
     const index = nameIndex(names, modelYears, table)
     const plan = planKeys(names, modelYears, index)
-    function* keys(): Generator<KeyStatistics> {
-      for (const t of plan.targets) for (const year of t.years) yield statistics.key(t.target, t.models, year)
-    }
+    const jobs = plan.targets.flatMap((t) => t.years.map((year) => ({ target: t.target, models: t.models, year })))
 
     const buildId = newBuildId()
     const staging = stagingDir(options.snapshots, buildId)
     const asOfDate = isoDate(asOf)
     const manifest = await writeSnapshot(
       staging,
-      keys(),
+      renderedKeys(rows, jobs),
       plan.keys,
       index,
       (keysWritten): Manifest => ({

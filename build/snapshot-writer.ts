@@ -1,6 +1,6 @@
-import { writeFileSync } from 'node:fs'
+import { closeSync, fsyncSync, openSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { open } from 'lmdb'
+import { open, type RootDatabase } from 'lmdb'
 import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
@@ -16,33 +16,50 @@ import {
   type NameIndex,
   type Operation,
 } from '../format/schema.js'
-import { StoredAnswer, renderAnswer } from '../format/rendered.js'
+import { StoredAnswer } from '../format/rendered.js'
 import { BuildError } from './build-error.js'
-import type { KeyStatistics } from './statistics.js'
+import type { RenderedKey } from './parallel-statistics.js'
 
 /**
  * Writes a snapshot into `dir` (a staging folder nobody serves yet), waits for it to
- * reach the disk, and returns its manifest. Puts are asynchronous: lmdb-js encodes them
- * here and writes them on its own thread, so the B-tree work overlaps the computing of
- * the next keys. The folder is only published after verifySnapshot, so how the writes
- * are split into transactions does not matter.
+ * reach the disk, and returns its manifest. Puts are asynchronous: lmdb-js writes them
+ * on its own thread, so the B-tree work overlaps the computing of the next keys. The
+ * folder is only published after verifySnapshot, so how the writes are split into
+ * transactions does not matter.
  */
 export async function writeSnapshot(
   dir: string,
-  keys: Iterable<KeyStatistics>,
+  keys: AsyncIterable<RenderedKey>,
   totalKeys: number,
   names: NameIndex,
   manifestOf: (keysWritten: number) => Manifest,
   onProgress: (done: number, total: number) => void,
 ): Promise<Manifest> {
-  const root = open({ path: join(dir, SNAPSHOT_FILE), maxDbs: 4 })
+  // No sync per commit: nobody reads the staging folder, so the file is synced to disk
+  // once, when it is complete (syncToDisk), before it can be published.
+  const file = join(dir, SNAPSHOT_FILE)
+  const root = open({ path: file, maxDbs: 4, noSync: true })
+  const manifest = await writeAll(root, keys, totalKeys, names, manifestOf, onProgress)
+  syncToDisk(file)
+  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`)
+  return manifest
+}
+
+async function writeAll(
+  root: RootDatabase,
+  keys: AsyncIterable<RenderedKey>,
+  totalKeys: number,
+  names: NameIndex,
+  manifestOf: (keysWritten: number) => Manifest,
+  onProgress: (done: number, total: number) => void,
+): Promise<Manifest> {
   try {
     const meta = root.openDB({ name: META_DB })
     const answers = root.openDB(ANSWERS_OPTIONS)
     const columns = root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
     let written = 0
-    for (const key of keys) {
-      for (const operation of OPERATIONS) void answers.put(answerKey(key.target, key.year, operation), renderAnswer(operation, key.records[operation]))
+    for await (const key of keys) {
+      OPERATIONS.forEach((operation, i) => void answers.put(answerKey(key.target, key.year, operation), key.answers[i]!))
       if (key.columns !== undefined) void columns.put(statKey(key.target, key.year), key.columns)
       if (++written % 256 === 0) onProgress(written, totalKeys)
     }
@@ -51,8 +68,6 @@ export async function writeSnapshot(
     const done = meta.put('manifest', manifest)
     onProgress(written, totalKeys)
     if (!(await done)) throw new BuildError('the snapshot manifest was not written')
-    await root.flushed
-    writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`)
     return manifest
   } finally {
     await root.close()
@@ -101,5 +116,14 @@ function readable(stored: StoredAnswer, bytes: Buffer | undefined, operation: Op
     return true
   } catch {
     return false
+  }
+}
+
+function syncToDisk(file: string): void {
+  const fd = openSync(file, 'r+')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
   }
 }

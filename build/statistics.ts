@@ -27,9 +27,69 @@ export interface KeyStatistics {
 const collator = new Intl.Collator('pl')
 
 /**
- * Computes every key's statistics from the kept listings (data contract, section 2).
- * `model` gives each row's canonical model index (-1 for a row not kept).
+ * The kept listings grouped by (model, year), in memory that worker threads share:
+ * each key's rows lie together and are read front to back, instead of costing a cache
+ * miss per column per row all over a million-row store.
  */
+export interface GroupedRows {
+  /** NUMBERS interleaved numbers per row. */
+  readonly numbers: Float64Array
+  /** CODES interleaved codes per row. */
+  readonly codes: Uint8Array
+  /** Key k (model * span + year - minYear) has rows starts[k] to starts[k + 1]. */
+  readonly starts: Uint32Array
+  readonly span: number
+  readonly minYear: number
+  /** First month of the history window, as a month number. */
+  readonly firstMonth: number
+  /** The day `months` starts at, and the month of each day from then to the as-of date. */
+  readonly firstDay: number
+  readonly months: Int32Array
+}
+
+/** Groups the kept rows by key (a counting sort). `model` gives each row's canonical model index, -1 for a row not kept. */
+export function groupRows(store: ListingStore, model: Int32Array, models: number, asOf: number): GroupedRows {
+  let minYear = Infinity
+  let maxYear = -Infinity
+  for (let i = 0; i < store.length; i++) {
+    if (model[i]! < 0) continue
+    const year = store.year[i]!
+    if (year < minYear) minYear = year
+    if (year > maxYear) maxYear = year
+  }
+  if (minYear === Infinity) minYear = 0
+  const span = maxYear === -Infinity ? 1 : maxYear - minYear + 1
+  // Month of each day from HISTORY_MONTHS + 1 months before the as-of date on: older
+  // first sightings fall outside every window and take the slow path.
+  const firstDay = asOf - (HISTORY_MONTHS + 1) * 31
+  const months = Int32Array.from({ length: asOf - firstDay + 1 }, (_, d) => monthOfDay(firstDay + d))
+  const keyOf = (row: number) => model[row]! * span + (store.year[row]! - minYear)
+  const keys = models * span
+  const starts = new Uint32Array(keys + 1)
+  for (let i = 0; i < store.length; i++) if (model[i]! >= 0) starts[keyOf(i) + 1]!++
+  for (let k = 0; k < keys; k++) starts[k + 1]! += starts[k]!
+  const next = starts.slice(0, keys)
+  const rows = starts[keys]!
+  const numbers = new Float64Array(new SharedArrayBuffer(rows * NUMBERS * Float64Array.BYTES_PER_ELEMENT))
+  const codes = new Uint8Array(new SharedArrayBuffer(rows * CODES))
+  const { price, mileage, firstSeen, lastSeen, fuel, gearbox, imported, voivodeship, active } = store
+  for (let i = 0; i < store.length; i++) {
+    if (model[i]! < 0) continue
+    const at = next[keyOf(i)]!++
+    numbers[at * NUMBERS + PRICE] = price[i]!
+    numbers[at * NUMBERS + MILEAGE] = mileage[i]!
+    numbers[at * NUMBERS + FIRST_SEEN] = firstSeen[i]!
+    numbers[at * NUMBERS + LAST_SEEN] = lastSeen[i]!
+    codes[at * CODES + FUEL] = fuel[i]!
+    codes[at * CODES + GEARBOX] = gearbox[i]!
+    codes[at * CODES + IMPORTED] = imported[i]!
+    codes[at * CODES + VOIVODESHIP] = voivodeship[i]!
+    codes[at * CODES + ACTIVE] = active[i]!
+  }
+  return { numbers, codes, starts, span, minYear, firstMonth: monthOfDay(asOf) - (HISTORY_MONTHS - 1), firstDay, months }
+}
+
+/** Computes keys' statistics (data contract, section 2) from grouped rows, one key at a time. */
 export class StatisticsBuilder {
   private readonly firstMonth: number
   private readonly numbers: Float64Array
@@ -41,58 +101,15 @@ export class StatisticsBuilder {
   private readonly months: Int32Array
   private readonly scratch = new Scratch()
 
-  constructor(
-    private readonly store: ListingStore,
-    private readonly model: Int32Array,
-    models: number,
-    asOf: number,
-  ) {
-    this.firstMonth = monthOfDay(asOf) - (HISTORY_MONTHS - 1)
-    let minYear = Infinity
-    let maxYear = -Infinity
-    for (let i = 0; i < store.length; i++) {
-      if (model[i]! < 0) continue
-      const year = store.year[i]!
-      if (year < minYear) minYear = year
-      if (year > maxYear) maxYear = year
-    }
-    this.minYear = minYear === Infinity ? 0 : minYear
-    // Month of each day from HISTORY_MONTHS + 1 months before the as-of date on: older
-    // first sightings fall outside every window and take the slow path.
-    this.firstDay = asOf - (HISTORY_MONTHS + 1) * 31
-    this.months = Int32Array.from({ length: asOf - this.firstDay + 1 }, (_, d) => monthOfDay(this.firstDay + d))
-    this.span = maxYear === -Infinity ? 1 : maxYear - minYear + 1
-    // Counting sort of the kept rows by (model, year), scattered into two interleaved
-    // arrays: each key's rows then lie together and are read front to back, instead of
-    // costing a cache miss per column per row all over a million-row store.
-    const keys = models * this.span
-    const starts = new Uint32Array(keys + 1)
-    for (let i = 0; i < store.length; i++) if (model[i]! >= 0) starts[this.keyOf(i) + 1]!++
-    for (let k = 0; k < keys; k++) starts[k + 1]! += starts[k]!
-    const next = starts.slice(0, keys)
-    const numbers = new Float64Array(starts[keys]! * NUMBERS)
-    const codes = new Uint8Array(starts[keys]! * CODES)
-    const { price, mileage, firstSeen, lastSeen, fuel, gearbox, imported, voivodeship, active } = store
-    for (let i = 0; i < store.length; i++) {
-      if (model[i]! < 0) continue
-      const at = next[this.keyOf(i)]!++
-      numbers[at * NUMBERS + PRICE] = price[i]!
-      numbers[at * NUMBERS + MILEAGE] = mileage[i]!
-      numbers[at * NUMBERS + FIRST_SEEN] = firstSeen[i]!
-      numbers[at * NUMBERS + LAST_SEEN] = lastSeen[i]!
-      codes[at * CODES + FUEL] = fuel[i]!
-      codes[at * CODES + GEARBOX] = gearbox[i]!
-      codes[at * CODES + IMPORTED] = imported[i]!
-      codes[at * CODES + VOIVODESHIP] = voivodeship[i]!
-      codes[at * CODES + ACTIVE] = active[i]!
-    }
-    this.numbers = numbers
-    this.codes = codes
-    this.starts = starts
-  }
-
-  private keyOf(row: number): number {
-    return this.model[row]! * this.span + (this.store.year[row]! - this.minYear)
+  constructor(rows: GroupedRows) {
+    this.firstMonth = rows.firstMonth
+    this.numbers = rows.numbers
+    this.codes = rows.codes
+    this.starts = rows.starts
+    this.span = rows.span
+    this.minYear = rows.minYear
+    this.firstDay = rows.firstDay
+    this.months = rows.months
   }
 
   /** Years with listings of a canonical model, ascending. */

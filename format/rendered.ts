@@ -33,7 +33,8 @@ import { UNKNOWN } from './vocabulary.js'
  * What a variant's text holds, by operation (the reader adds what the request decides):
  * - valuation: `"valuation":{…},"sample_size":n` (empty below MIN_LISTINGS)
  * - price-history: the trend points, comma-separated, without the brackets
- * - liquidity: every member from `estimated_days_on_market` to `note`
+ * - liquidity: every member from `estimated_days_on_market` to `sample_size` (`note` is
+ *   the same for every answer, LIQUIDITY_NOTE)
  * - valuation-factors: `"total_sample_size":n,"factors":[…]`
  * - regional: `"national_average":n,"total_sample_size":n,"regions":[…]`
  */
@@ -44,7 +45,8 @@ export const LIQUIDITY_NOTE =
   `a new listing is first detected.`
 
 /** One variant of a stored answer: its text is text[start, end) of the answer's text, in bytes. */
-const NOTE_JSON = JSON.stringify(LIQUIDITY_NOTE)
+/** The note every liquidity answer ends with, as JSON: the same for all, so not stored with each. */
+export const LIQUIDITY_NOTE_JSON = JSON.stringify(LIQUIDITY_NOTE)
 
 export interface Variant {
   readonly selector: number
@@ -76,7 +78,7 @@ export function renderAnswer<O extends Operation>(operation: O, record: AnswerRe
       return historyAnswer(record as PriceHistoryRecord)
     case 'liquidity': {
       const r = record as LiquidityRecord
-      const text = `"estimated_days_on_market":${r.estimated_days_on_market},"observed_listing_span":${r.observed_listing_span},"active_listings":${r.active_listings},"sample_size":${r.sample_size},"note":${NOTE_JSON}`
+      const text = `"estimated_days_on_market":${r.estimated_days_on_market},"observed_listing_span":${r.observed_listing_span},"active_listings":${r.active_listings},"sample_size":${r.sample_size}`
       return single(r.sample_size, 1, text)
     }
     case 'valuation-factors': {
@@ -150,7 +152,8 @@ function historyAnswer(record: PriceHistoryRecord): Buffer {
 /** A stored answer: the table of variants, then the text they point into (`bytes` long in UTF-8). */
 export function encodeAnswer(text: string, bytes: number, variants: readonly Variant[]): Buffer {
   const table = 4 + variants.length * ROW
-  const out = Buffer.allocUnsafe(table + bytes)
+  // Unpooled: a worker posts it, and posting a pooled buffer would copy the whole pool.
+  const out = Buffer.allocUnsafeSlow(table + bytes)
   out.writeUInt32LE(variants.length, 0)
   variants.forEach((v, i) => {
     const at = 4 + i * ROW

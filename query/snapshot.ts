@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
-import { StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
+import { LIQUIDITY_NOTE_JSON, StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
 import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
@@ -157,7 +157,7 @@ export class Snapshot {
     const resolution = this.find(params, 'liquidity')
     const sampleSize = this.stored.sampleSize(0)
     if (sampleSize < MIN_LISTINGS) throw insufficient(resolution, params.year, sampleSize, 'have left the market')
-    return `${head(params, resolution)},${this.stored.text(0)}}`
+    return `${head(params, resolution)},${this.stored.text(0)},"note":${LIQUIDITY_NOTE_JSON}}`
   }
 
   valuationFactorsJson(params: VehicleParams): string {

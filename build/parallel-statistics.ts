@@ -1,0 +1,96 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import { renderAnswer } from '../format/rendered.js'
+import { OPERATIONS, type Target } from '../format/schema.js'
+import { BuildError } from './build-error.js'
+import { StatisticsBuilder, type GroupedRows, type KeyStatistics } from './statistics.js'
+
+/** One key to compute: a model or family, the canonical models it pools, a production year. */
+export interface KeyJob {
+  readonly target: Target
+  readonly models: readonly number[]
+  readonly year: number
+}
+
+/** A key as the snapshot stores it: its five answers rendered (in OPERATIONS order) and its columns. */
+export interface RenderedKey {
+  readonly target: Target
+  readonly year: number
+  readonly answers: readonly Uint8Array[]
+  readonly columns: Uint8Array | undefined
+}
+
+/** What a statistics worker is started with. */
+export interface StatisticsWorkerSetup {
+  readonly rows: GroupedRows
+  readonly jobs: readonly KeyJob[]
+}
+/** Statistics worker to main thread. */
+export type StatisticsMessage =
+  | { readonly kind: 'keys'; readonly keys: readonly RenderedKey[] }
+  | { readonly kind: 'done' }
+  | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined }
+
+/** Keys a worker sends at a time: few messages, and the main thread never waits long for one. */
+export const BATCH_KEYS = 128
+const WORKER = new URL('./statistics-worker.js', import.meta.url)
+/** Below this many keys a second thread costs more to start than it saves. */
+const MIN_PARALLEL_KEYS = 2000
+
+export function renderKey(key: KeyStatistics): RenderedKey {
+  return { target: key.target, year: key.year, answers: OPERATIONS.map((operation) => renderAnswer(operation, key.records[operation])), columns: key.columns }
+}
+
+/**
+ * Every key's statistics, rendered, on two threads: this one computes every other key
+ * and a worker the rest, from the same grouped rows in shared memory. Keys come out in
+ * no particular order (the snapshot's B-tree orders them).
+ */
+export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]): AsyncGenerator<RenderedKey> {
+  const builder = new StatisticsBuilder(rows)
+  const compute = (job: KeyJob) => renderKey(builder.key(job.target, job.models, job.year))
+  if (availableParallelism() < 2 || jobs.length < MIN_PARALLEL_KEYS) {
+    for (const job of jobs) yield compute(job)
+    return
+  }
+  const theirs = jobs.filter((_, i) => i % 2 === 1)
+  const mine = jobs.filter((_, i) => i % 2 === 0)
+  const inbox: RenderedKey[][] = []
+  let done = false
+  let failure: Error | undefined
+  let wake: (() => void) | undefined
+  const worker = new Worker(WORKER, { workerData: { rows, jobs: theirs } satisfies StatisticsWorkerSetup, execArgv: [] })
+  worker.on('message', (message: StatisticsMessage) => {
+    if (message.kind === 'keys') inbox.push([...message.keys])
+    else if (message.kind === 'done') done = true
+    else failure = new BuildError(`computing the statistics failed: ${message.message}`)
+    wake?.()
+  })
+  worker.on('error', (error) => {
+    failure = error
+    wake?.()
+  })
+  worker.on('exit', () => {
+    if (!done && failure === undefined) failure = new BuildError('the statistics worker stopped before it finished')
+    wake?.()
+  })
+  try {
+    for (let i = 0; i < mine.length; i++) {
+      yield compute(mine[i]!)
+      if (i % BATCH_KEYS === BATCH_KEYS - 1) {
+        // Lets the worker's messages in: they arrive as tasks, after this turn.
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        if (failure !== undefined) throw failure
+        while (inbox.length > 0) yield* inbox.shift()!
+      }
+    }
+    for (;;) {
+      while (inbox.length > 0) yield* inbox.shift()!
+      if (failure !== undefined) throw failure
+      if (done) return
+      await new Promise<void>((resolve) => (wake = resolve))
+    }
+  } finally {
+    await worker.terminate()
+  }
+}
