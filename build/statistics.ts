@@ -172,7 +172,7 @@ export class StatisticsBuilder {
       year,
       columns,
       records: {
-        valuation: { all, filtered, with_mileage: withMileage },
+        valuation: { all, filtered },
         'price-history': {
           first_month: monthLabel(this.firstMonth),
           avg_price: Array.from(sums.month.counts, (c, m) => (c === 0 ? 0 : roundHalfAway(sums.month.sums[m]! / c))),

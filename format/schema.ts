@@ -125,8 +125,6 @@ export interface ValuationRecord {
   readonly all: PriceFigures
   /** Every filter that keeps at least one listing. */
   readonly filtered: readonly FilteredFigures[]
-  /** Listings with a known mileage (stored in `columns` when >= MIN_LISTINGS). */
-  readonly with_mileage: number
 }
 
 /** Monthly points of the HISTORY_MONTHS months ending with the as-of month, oldest first. */

@@ -64,7 +64,6 @@ t.test('a valuation: the unfiltered figures and each filter, below MIN_LISTINGS 
           { fuel: 1, gearbox: UNKNOWN, sample_size: 25, figures: { ...all, sample_size: 25 } },
           { fuel: 1, gearbox: 0, sample_size: 4, figures: null },
         ],
-        with_mileage: 30,
       }),
     ),
   )
