@@ -56,7 +56,11 @@ function start(command: string[], pattern: RegExp): Promise<{ child: ChildProces
     const read = (chunk: Buffer) => {
       out += chunk.toString()
       const m = pattern.exec(out)
-      if (m) resolve({ child, port: Number(m[1]) })
+      if (m === null) return
+      // From now on the output (the request log) is read and dropped, as a log shipper would.
+      child.stdout!.off('data', read).on('data', () => {})
+      child.stderr!.off('data', read).on('data', () => {})
+      resolve({ child, port: Number(m[1]) })
     }
     child.stdout!.on('data', read)
     child.stderr!.on('data', read)

@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { OutboxMailer } from '../runtime/mailer.js'
+import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
 import { DEFAULTS, Runtime } from '../runtime/server.js'
 import { DEFAULT_SNAPSHOTS, collect, positiveInteger } from './options.js'
 import { ensureSampleSnapshot } from './sample-command.js'
@@ -15,6 +16,7 @@ interface ServeFlags {
   publicUrl: string
   outbox: string
   sample?: boolean
+  requestLog: boolean
 }
 
 const env = process.env
@@ -31,8 +33,10 @@ export const serveCommand = new Command('serve')
   .option('--public-url <url>', 'the address callers reach the service at, for links in answers (env CARMARKET_PUBLIC_URL)', env.CARMARKET_PUBLIC_URL ?? 'http://localhost:8080')
   .option('--outbox <dir>', 'the folder e-mail is written to, one JSON file a message (env CARMARKET_OUTBOX)', env.CARMARKET_OUTBOX ?? 'data/outbox')
   .option('--sample', 'when there is no snapshot yet, generate and build the embedded sample first')
+  .option('--no-request-log', 'no JSON line per request on stdout (env CARMARKET_REQUEST_LOG=off)')
   .action(async (flags: ServeFlags) => {
     if (flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
+    const stdout = flags.requestLog && env.CARMARKET_REQUEST_LOG !== 'off' ? stdoutWriter() : undefined
     const runtime = await Runtime.start(
       {
         snapshots: flags.snapshots,
@@ -42,6 +46,7 @@ export const serveCommand = new Command('serve')
         trustedProxies: flags.trustedProxy,
         publicUrl: flags.publicUrl,
         mailer: new OutboxMailer(flags.outbox),
+        requestLog: stdout === undefined ? undefined : new RequestLog(stdout.write),
       },
       flags.host,
       positiveInteger(flags.port, '--port', 0),
@@ -50,7 +55,10 @@ export const serveCommand = new Command('serve')
     process.stderr.write(`carmarket serving on http://${address.includes(':') ? `[${address}]` : address}:${port}\n`)
     const stop = () => {
       process.stderr.write('carmarket: stopping (finishing requests in flight)\n')
-      void runtime.close().then(() => process.exit(0))
+      void runtime
+        .close()
+        .then(() => stdout?.end())
+        .then(() => process.exit(0))
     }
     process.once('SIGTERM', stop)
     process.once('SIGINT', stop)

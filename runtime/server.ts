@@ -12,6 +12,7 @@ import { clientIp, canonicalIp } from './client-ip.js'
 import { Counters } from './counters.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
+import { RequestLog, requestId } from './request-log.js'
 import { OutboxMailer, type Mailer } from './mailer.js'
 import { parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
@@ -35,6 +36,8 @@ export interface RuntimeOptions {
   readonly clock?: Clock
   /** Where e-mail goes (registration codes and keys); by default one file a message in `<ledger>/outbox`. */
   readonly mailer?: Mailer
+  /** Where one JSON line per request goes; none without it. */
+  readonly requestLog?: RequestLog
   /** Milliseconds allowed for the headers, for a whole request, and for an idle keep-alive connection. */
   readonly timeouts?: { readonly headers: number; readonly request: number; readonly keepAlive: number }
 }
@@ -44,7 +47,12 @@ export const DEFAULTS = { rateLimit: 120, demoQuota: 5, timeouts: { headers: 10_
 export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
 
-type Handler = (req: IncomingMessage, res: ServerResponse, query: string, ip: string) => Promise<void> | void
+/** What the request log learns of a request as it is handled. */
+interface Exchange {
+  route: string | null
+  account: string | null
+}
+type Handler = (req: IncomingMessage, res: ServerResponse, query: string, ip: string, exchange: Exchange) => Promise<void> | void
 interface Route {
   readonly methods: readonly string[]
   readonly handle: Handler
@@ -67,9 +75,11 @@ export class Runtime {
   private readonly trusted: ReadonlySet<string>
   private readonly routes = new Map<string, Route>()
   private readonly sweeper: NodeJS.Timeout
+  private readonly log: RequestLog | undefined
 
   private constructor(options: RuntimeOptions) {
     const clock = options.clock ?? Date.now
+    this.log = options.requestLog
     this.counters = Counters.open(options.ledger)
     this.ledger = LmdbLedger.open(options.ledger)
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
@@ -156,6 +166,7 @@ export class Runtime {
 
   private async release(): Promise<void> {
     clearInterval(this.sweeper)
+    this.log?.flush()
     await this.snapshot?.close()
     await this.counters.close()
     await this.ledger.close()
@@ -177,9 +188,10 @@ export class Runtime {
 
   /** An account route: a key is required, the answer costs nothing. */
   private accountRoute(known: ReadonlySet<string>, data: (account: Account, params: Map<string, string>) => object): Handler {
-    return (req, res, query) => {
+    return (req, res, query, _ip, exchange) => {
       const account = this.authenticate(req)
       if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
+      exchange.account = account.id
       const params = parseQuery(query, known)
       sendData(req, res, JSON.stringify(data(account, params)))
     }
@@ -201,30 +213,44 @@ export class Runtime {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now()
+    const id = requestId(req.headers['x-request-id'])
+    res.setHeader('X-Request-Id', id)
+    const exchange: Exchange = { route: null, account: null }
+    const ip = clientIp(req, this.trusted)
     try {
       const url = req.url ?? '/'
       if (url.length > MAX_URL_LENGTH) throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
-      const ip = clientIp(req, this.trusted)
       for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
       const q = url.indexOf('?')
       const path = q < 0 ? url : url.slice(0, q)
       const route = this.routes.get(path)
       if (route === undefined) throw new ApiError('NOT_FOUND', `No route ${JSON.stringify(path.slice(0, 100))}; the API is described at /v1/openapi.json.`)
+      exchange.route = path
       if (!route.methods.includes(req.method ?? '')) {
         const allow = route.methods.join(', ')
         throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers ${allow} only.`, {}, { Allow: allow })
       }
-      await route.handle(req, res, q < 0 ? '' : url.slice(q + 1), ip)
+      await route.handle(req, res, q < 0 ? '' : url.slice(q + 1), ip, exchange)
     } catch (error) {
       if (res.headersSent) {
         res.destroy()
       } else if (error instanceof ApiError) {
         sendError(req, res, error)
       } else {
-        process.stderr.write(`${JSON.stringify({ level: 'error', message: 'unexpected error', error: String((error as Error)?.stack ?? error) })}\n`)
+        process.stderr.write(`${JSON.stringify({ level: 'error', message: 'unexpected error', request_id: id, error: String((error as Error)?.stack ?? error) })}\n`)
         sendError(req, res, new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.'))
       }
     }
+    this.log?.record({
+      request_id: id,
+      method: req.method ?? '',
+      route: exchange.route,
+      status: res.statusCode,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      account_id: exchange.account,
+      ip,
+    })
   }
 
   /**
@@ -241,8 +267,9 @@ export class Runtime {
       const snapshot = this.ready()
       return { snapshot, request: marketRequest(operation, (name) => params.get(name), snapshot.maxYear) }
     }
-    return async (req, res, query, ip) => {
+    return async (req, res, query, ip, exchange) => {
       const account = this.authenticate(req)
+      exchange.account = account?.id ?? null
       if (account === undefined) {
         const { snapshot, request } = prepare(parseQuery(query, known))
         this.demo.check(ip)

@@ -161,12 +161,18 @@ export function vehicle(make: string, model: string, year: number) {
 export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
 
 /** `carmarket serve` in a child process on a free port; resolves once it listens. */
-export async function spawnServe(t: Test, args: readonly string[]): Promise<{ child: ChildProcess; port: number; log: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+export async function spawnServe(
+  t: Test,
+  args: readonly string[],
+  options: { readonly stdout?: boolean } = {},
+): Promise<{ child: ChildProcess; port: number; log: () => string; stdout: () => string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', options.stdout === true ? 'pipe' : 'ignore', 'pipe'] })
   t.teardown(() => {
     child.kill('SIGKILL')
   })
   let log = ''
+  let stdout = ''
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
   const port = await new Promise<number>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       log += chunk.toString()
@@ -175,7 +181,7 @@ export async function spawnServe(t: Test, args: readonly string[]): Promise<{ ch
     })
     child.once('exit', () => reject(new Error(`serve exited early: ${log}`)))
   })
-  return { child, port, log: () => log }
+  return { child, port, log: () => log, stdout: () => stdout }
 }
 
 /** A key that differs from `key` in its last character only (a near miss, never the key itself). */
