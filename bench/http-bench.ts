@@ -101,16 +101,18 @@ interface Server {
   readonly headers: Record<string, string>
 }
 
+const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
 const servers: Server[] = [
   { label: 'bare node:http, fixed JSON', start: () => start(['-e', BARE], /port (\d+)/), path: '/', headers: {} },
   ...([
-    ['keyed valuation', '/v1/market/valuation?make=VW&model=Golf&year=2017'],
-    ['keyed valuation, mileage window', '/v1/market/valuation?make=VW&model=Golf&year=2017&mileage=150000'],
-  ] as const).map(([label, path]) => ({ label, path, headers: { 'x-api-key': key }, start: serve })),
+    ['keyed valuation', VALUATION, ['--no-request-log']],
+    ['keyed valuation, request log on (read through a pipe)', VALUATION, []],
+    ['keyed valuation, mileage window', `${VALUATION}&mileage=150000`, ['--no-request-log']],
+  ] as const).map(([label, path, flags]) => ({ label, path, headers: { 'x-api-key': key }, start: () => serve(flags) })),
 ]
 const dir = await snapshots()
-function serve() {
-  return start([CLI, 'serve', '--snapshots', dir, '--ledger', ledgerDir, '--port', '0', '--rate-limit', '0'], /serving on http:\/\/127\.0\.0\.1:(\d+)/)
+function serve(flags: readonly string[]) {
+  return start([CLI, 'serve', '--snapshots', dir, '--ledger', ledgerDir, '--port', '0', '--rate-limit', '0', ...flags], /serving on http:\/\/127\.0\.0\.1:(\d+)/)
 }
 
 // Rounds in turns, so that a noisy minute of the machine falls on every server alike.
