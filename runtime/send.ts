@@ -1,5 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ServerResponse, type IncomingMessage } from 'node:http'
 import type { ApiError } from '../query/api-error.js'
+
+/** A response that knows its request's id, sent with the other headers in one writeHead. */
+export class ApiResponse extends ServerResponse {
+  requestId = ''
+}
 
 /**
  * Every answer goes out here: content type and length, no caching of metered
@@ -7,14 +12,14 @@ import type { ApiError } from '../query/api-error.js'
  */
 export function send(
   req: IncomingMessage,
-  res: ServerResponse,
+  res: ApiResponse,
   status: number,
   body: string,
   headers: Readonly<Record<string, string | number>> = {},
   contentType = 'application/json; charset=utf-8',
 ): void {
   // One flat list to writeHead: node's fast path, no header object built per answer.
-  const list: (string | number)[] = ['Content-Type', contentType, 'Content-Length', Buffer.byteLength(body)]
+  const list: (string | number)[] = ['Content-Type', contentType, 'Content-Length', Buffer.byteLength(body), 'X-Request-Id', res.requestId]
   if (!('Cache-Control' in headers)) list.push('Cache-Control', 'no-store')
   for (const name in headers) list.push(name, headers[name]!)
   res.writeHead(status, list)
@@ -22,11 +27,11 @@ export function send(
 }
 
 /** An error in the spec's envelope, with the headers the error carries. */
-export function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+export function sendError(req: IncomingMessage, res: ApiResponse, error: ApiError): void {
   send(req, res, error.status, JSON.stringify({ status: 'error', error: error.toJSON() }), error.headers)
 }
 
 /** A success in the spec's envelope. `data` is JSON already. */
-export function sendData(req: IncomingMessage, res: ServerResponse, data: string): void {
+export function sendData(req: IncomingMessage, res: ApiResponse, data: string): void {
   send(req, res, 200, `{"status":"success","data":${data}}`)
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { OPERATIONS, type Operation } from '../format/schema.js'
@@ -18,7 +18,7 @@ import { parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
 import { servedDocument } from './openapi.js'
-import { send, sendData, sendError } from './send.js'
+import { ApiResponse, send, sendData, sendError } from './send.js'
 
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
@@ -52,7 +52,7 @@ interface Exchange {
   route: string | null
   account: string | null
 }
-type Handler = (req: IncomingMessage, res: ServerResponse, query: string, ip: string, exchange: Exchange) => Promise<void> | void
+type Handler = (req: IncomingMessage, res: ApiResponse, query: string, ip: string, exchange: Exchange) => Promise<void> | void
 interface Route {
   readonly methods: readonly string[]
   readonly handle: Handler
@@ -65,7 +65,7 @@ interface Route {
  * of the server's insides while the process keeps serving.
  */
 export class Runtime {
-  readonly server: Server
+  readonly server: Server<typeof IncomingMessage, typeof ApiResponse>
   private snapshot: Snapshot | undefined
   private readonly counters: Counters
   private readonly ledger: Ledger
@@ -125,6 +125,7 @@ export class Runtime {
         keepAliveTimeout: timeouts.keepAlive,
         // How often node checks those timeouts: a fraction of the shortest keeps them close to exact.
         connectionsCheckingInterval: Math.min(30_000, timeouts.headers / 4),
+        ServerResponse: ApiResponse,
       },
       (req, res) => void this.handle(req, res),
     )
@@ -212,10 +213,10 @@ export class Runtime {
     return this.snapshot
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ApiResponse): Promise<void> {
     const started = performance.now()
     const id = requestId(req.headers['x-request-id'])
-    res.setHeader('X-Request-Id', id)
+    res.requestId = id
     const exchange: Exchange = { route: null, account: null }
     const ip = clientIp(req, this.trusted)
     try {
