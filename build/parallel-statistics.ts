@@ -55,13 +55,13 @@ export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]):
   }
   const theirs = jobs.filter((_, i) => i % 2 === 1)
   const mine = jobs.filter((_, i) => i % 2 === 0)
-  const inbox: RenderedKey[][] = []
+  const inbox: (readonly RenderedKey[])[] = []
   let done = false
   let failure: Error | undefined
   let wake: (() => void) | undefined
   const worker = new Worker(WORKER, { workerData: { rows, jobs: theirs } satisfies StatisticsWorkerSetup, execArgv: [] })
   worker.on('message', (message: StatisticsMessage) => {
-    if (message.kind === 'keys') inbox.push([...message.keys])
+    if (message.kind === 'keys') inbox.push(message.keys)
     else if (message.kind === 'done') done = true
     else failure = new BuildError(`computing the statistics failed: ${message.message}`)
     wake?.()

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, openSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { open, type RootDatabase } from 'lmdb'
+import { open } from 'lmdb'
 import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
@@ -39,20 +39,7 @@ export async function writeSnapshot(
   // once, when it is complete (syncToDisk), before it can be published.
   const file = join(dir, SNAPSHOT_FILE)
   const root = open({ path: file, maxDbs: 4, noSync: true })
-  const manifest = await writeAll(root, keys, totalKeys, names, manifestOf, onProgress)
-  syncToDisk(file)
-  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`)
-  return manifest
-}
-
-async function writeAll(
-  root: RootDatabase,
-  keys: AsyncIterable<RenderedKey>,
-  totalKeys: number,
-  names: NameIndex,
-  manifestOf: (keysWritten: number) => Manifest,
-  onProgress: (done: number, total: number) => void,
-): Promise<Manifest> {
+  let manifest: Manifest
   try {
     const meta = root.openDB({ name: META_DB })
     const answers = root.openDB(ANSWERS_OPTIONS)
@@ -63,15 +50,17 @@ async function writeAll(
       if (key.columns !== undefined) void columns.put(statKey(key.target, key.year), key.columns)
       if (++written % 256 === 0) onProgress(written, totalKeys)
     }
-    const manifest = manifestOf(written)
+    manifest = manifestOf(written)
     void meta.put('names', names)
     const done = meta.put('manifest', manifest)
     onProgress(written, totalKeys)
     if (!(await done)) throw new BuildError('the snapshot manifest was not written')
-    return manifest
   } finally {
     await root.close()
   }
+  syncToDisk(file)
+  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`)
+  return manifest
 }
 
 /**
