@@ -28,10 +28,20 @@ export function send(
 
 /** An error in the spec's envelope, with the headers the error carries. */
 export function sendError(req: IncomingMessage, res: ApiResponse, error: ApiError): void {
-  send(req, res, error.status, JSON.stringify({ status: 'error', error: error.toJSON() }), error.headers)
+  send(req, res, error.status, errorBody(error), error.headers)
 }
 
 /** A success in the spec's envelope. `data` is JSON already. */
 export function sendData(req: IncomingMessage, res: ApiResponse, data: string): void {
-  send(req, res, 200, `{"status":"success","data":${data}}`)
+  send(req, res, 200, dataBody(data))
+}
+
+/** The spec's error envelope. */
+export function errorBody(error: ApiError): string {
+  return JSON.stringify({ status: 'error', error: error.toJSON() })
+}
+
+/** The spec's success envelope around data that is JSON already. */
+export function dataBody(data: string): string {
+  return `{"status":"success","data":${data}}`
 }

@@ -18,7 +18,7 @@ import { parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
 import { servedDocument } from './openapi.js'
-import { ApiResponse, send, sendData, sendError } from './send.js'
+import { ApiResponse, dataBody, errorBody, send, sendData, sendError } from './send.js'
 
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
@@ -53,6 +53,13 @@ interface Exchange {
   account: string | null
 }
 type Handler = (req: IncomingMessage, res: ApiResponse, query: string, ip: string, exchange: Exchange) => Promise<void> | void
+/** A GET route's work apart from HTTP: its data as JSON text, from the query string and the X-API-Key. */
+type DataCall = (query: string, key: string | string[] | undefined, ip: string, exchange: Exchange) => Promise<string> | string
+/** An answer made inside the process: its status and the body in the spec's envelope. */
+export interface CallResult {
+  readonly status: number
+  readonly body: string
+}
 interface Route {
   readonly methods: readonly string[]
   readonly handle: Handler
@@ -74,6 +81,7 @@ export class Runtime {
   private readonly demo: DemoQuota
   private readonly trusted: ReadonlySet<string>
   private readonly routes = new Map<string, Route>()
+  private readonly calls = new Map<string, DataCall>()
   private readonly sweeper: NodeJS.Timeout
   private readonly log: RequestLog | undefined
 
@@ -94,15 +102,15 @@ export class Runtime {
       process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'no snapshot is open', reason: (error as Error).message })}\n`)
       this.snapshot = undefined
     }
-    for (const operation of OPERATIONS) this.get(`/v1/market/${operation}`, this.market(operation))
+    for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, this.market(operation))
     const document = servedDocument(this.snapshot?.maxYear ?? new Date().getUTCFullYear() + 1, publicUrl)
     this.get('/v1/openapi.json', (req, res) => {
       const headers = { ETag: document.etag, 'Cache-Control': 'no-cache' }
       if (req.headers['if-none-match'] === document.etag) send(req, res, 304, '', headers)
       else send(req, res, 200, document.body, headers)
     })
-    this.get('/v1/account/me', this.accountRoute(new Set(), (account) => accountData(account)))
-    this.get('/v1/account/usage', this.accountRoute(new Set(['limit']), (account, params) => {
+    this.data('/v1/account/me', this.accountCall(new Set(), (account) => accountData(account)))
+    this.data('/v1/account/usage', this.accountCall(new Set(['limit']), (account, params) => {
       const limit = usageLimit(params.get('limit'))
       return { account_id: account.id, limit, transactions: this.ledger.entries(account.id, limit) }
     }))
@@ -177,8 +185,7 @@ export class Runtime {
    * The account an X-API-Key header names: 401 UNAUTHORIZED when it is empty, malformed
    * or unknown, 401 ACCOUNT_DISABLED for a disabled account; undefined without the header.
    */
-  private authenticate(req: IncomingMessage): Account | undefined {
-    const header = req.headers['x-api-key']
+  private authenticate(header: string | string[] | undefined): Account | undefined {
     if (header === undefined) return undefined
     const key = (Array.isArray(header) ? header.join(',') : header).trim()
     const account = isKeyShaped(key) ? this.ledger.authenticate(key) : undefined
@@ -188,13 +195,39 @@ export class Runtime {
   }
 
   /** An account route: a key is required, the answer costs nothing. */
-  private accountRoute(known: ReadonlySet<string>, data: (account: Account, params: Map<string, string>) => object): Handler {
-    return (req, res, query, _ip, exchange) => {
-      const account = this.authenticate(req)
+  private accountCall(known: ReadonlySet<string>, data: (account: Account, params: Map<string, string>) => object): DataCall {
+    return (query, key, _ip, exchange) => {
+      const account = this.authenticate(key)
       if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
       exchange.account = account.id
       const params = parseQuery(query, known)
-      sendData(req, res, JSON.stringify(data(account, params)))
+      return JSON.stringify(data(account, params))
+    }
+  }
+
+  /**
+   * A data route, answered over HTTP and to in-process callers (the MCP tools) alike:
+   * the same checks, metering and errors either way.
+   */
+  private data(path: string, call: DataCall): void {
+    this.calls.set(path, call)
+    this.get(path, async (req, res, query, ip, exchange) => sendData(req, res, await call(query, req.headers['x-api-key'], ip, exchange)))
+  }
+
+  /**
+   * Calls a data route (a market or account operation) from inside the process, as
+   * `ip` with `key`: what the MCP endpoint does for its tools, so that their calls are
+   * metered exactly like HTTP calls. Never throws: a failure is its error envelope.
+   */
+  async call(path: string, query: string, key: string | undefined, ip: string): Promise<CallResult> {
+    const exchange: Exchange = { route: path, account: null }
+    try {
+      const call = this.calls.get(path)
+      if (call === undefined) throw new ApiError('NOT_FOUND', `No operation ${JSON.stringify(path.slice(0, 100))}.`)
+      return { status: 200, body: dataBody(await call(query, key, ip, exchange)) }
+    } catch (error) {
+      const failure = apiError(error, null)
+      return { status: failure.status, body: errorBody(failure) }
     }
   }
 
@@ -236,11 +269,8 @@ export class Runtime {
     } catch (error) {
       if (res.headersSent) {
         res.destroy()
-      } else if (error instanceof ApiError) {
-        sendError(req, res, error)
       } else {
-        process.stderr.write(`${JSON.stringify({ level: 'error', message: 'unexpected error', request_id: id, error: String((error as Error)?.stack ?? error) })}\n`)
-        sendError(req, res, new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.'))
+        sendError(req, res, apiError(error, id))
       }
     }
     this.log?.record({
@@ -260,7 +290,7 @@ export class Runtime {
    * count), and only then the answer. A keyed call that fails with 400, 404 or 500 is
    * recorded as a zero-credit entry with its code: the automatic refund.
    */
-  private market(operation: Operation): Handler {
+  private market(operation: Operation): DataCall {
     const spec = OPERATION_SPECS[operation]
     const known = new Set(spec.parameters)
     /** The snapshot's question from the parsed parameters (400 for a value not accepted). */
@@ -268,15 +298,15 @@ export class Runtime {
       const snapshot = this.ready()
       return { snapshot, request: marketRequest(operation, (name) => params.get(name), snapshot.maxYear) }
     }
-    return async (req, res, query, ip, exchange) => {
-      const account = this.authenticate(req)
+    return async (query, key, ip, exchange) => {
+      const account = this.authenticate(key)
       exchange.account = account?.id ?? null
       if (account === undefined) {
         const { snapshot, request } = prepare(parseQuery(query, known))
         this.demo.check(ip)
         const data = answerJson(snapshot, request)
         await this.demo.use(ip)
-        return sendData(req, res, withCredits(data, spec.credits))
+        return withCredits(data, spec.credits)
       }
       let call: Call = { endpoint: operation, make: null, model: null, year: null }
       try {
@@ -287,7 +317,7 @@ export class Runtime {
         const data = answerJson(snapshot, request)
         const charged = await this.ledger.charge(account.id, spec.credits, call)
         if (!charged.ok) throw charged.reason === 'insufficient_credits' ? this.insufficientCredits(charged.balance, spec.credits) : accountDisabled()
-        sendData(req, res, withCredits(data, spec.credits, charged.balance))
+        return withCredits(data, spec.credits, charged.balance)
       } catch (error) {
         const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR'
         if (code === 'INVALID_PARAMETER' || code === 'INSUFFICIENT_DATA' || code === 'INTERNAL_ERROR') await this.ledger.recordFailure(account.id, call, code)
@@ -305,6 +335,13 @@ export class Runtime {
 function withCredits(data: string, used: number, remaining?: number): string {
   const credits = remaining === undefined ? `"credits_used":${used}` : `"credits_used":${used},"credits_remaining":${remaining}`
   return `${data.slice(0, -1)},${credits}}`
+}
+
+/** A failure as the ApiError it is answered with: anything unexpected is logged and becomes a 500 that tells nothing of the server's insides. */
+function apiError(error: unknown, requestId: string | null): ApiError {
+  if (error instanceof ApiError) return error
+  process.stderr.write(`${JSON.stringify({ level: 'error', message: 'unexpected error', request_id: requestId, error: String((error as Error)?.stack ?? error) })}\n`)
+  return new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.')
 }
 
 function accountDisabled(): ApiError {
