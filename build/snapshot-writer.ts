@@ -7,16 +7,13 @@ import {
   MANIFEST_FILE,
   META_DB,
   OPERATIONS,
-  SCHEMA_VERSION,
   SNAPSHOT_FILE,
   answerKey,
   statKey,
-  type AnswerKey,
   type Manifest,
   type NameIndex,
-  type Operation,
 } from '../format/schema.js'
-import { StoredAnswer } from '../format/rendered.js'
+import { Snapshot } from '../query/snapshot.js'
 import { BuildError } from './build-error.js'
 import type { RenderedKey } from './parallel-statistics.js'
 
@@ -64,47 +61,25 @@ export async function writeSnapshot(
 }
 
 /**
- * Re-opens a written snapshot read-only, as the runtime will, and checks it: the
- * manifest and the name index decode, every key has its five answers, and the answers
- * spread over the whole key range hold JSON in every variant.
+ * Re-opens a written snapshot read-only, through the reader the runtime uses, and
+ * checks it as the runtime checks a snapshot before serving it: the manifest and the
+ * name index decode, every key has its five answers, and answers spread over the whole
+ * key range hold JSON in every variant.
  */
 export async function verifySnapshot(dir: string, expected: Manifest): Promise<void> {
-  const root = open({ path: join(dir, SNAPSHOT_FILE), maxDbs: 4, readOnly: true })
+  let snapshot: Snapshot
   try {
-    const meta = root.openDB({ name: META_DB })
-    const manifest = meta.get('manifest') as Manifest | undefined
-    if (manifest?.build_id !== expected.build_id || manifest.schema_version !== SCHEMA_VERSION) {
-      throw new BuildError('the written snapshot does not carry its manifest')
-    }
-    if (typeof meta.get('names') !== 'object') throw new BuildError('the written snapshot has no name index')
-    const answers = root.openDB(ANSWERS_OPTIONS)
-    const count = answers.getKeysCount()
-    if (count !== expected.counts.keys_written * OPERATIONS.length) {
-      throw new BuildError(`the written snapshot holds ${count} answers, expected ${expected.counts.keys_written * OPERATIONS.length}`)
-    }
-    const step = Math.max(1, Math.floor(count / 1000))
-    const stored = new StoredAnswer()
-    let at = 0
-    for (const key of answers.getKeys()) {
-      if (at++ % step !== 0) continue
-      if (!readable(stored, answers.getBinary(key), (key as AnswerKey)[4])) throw new BuildError('the written snapshot holds an unreadable answer')
-    }
-  } finally {
-    await root.close()
+    snapshot = Snapshot.open(dir)
+  } catch (error) {
+    throw new BuildError(`the written snapshot cannot be opened: ${(error as Error).message}`)
   }
-}
-
-/** Whether a stored answer's every variant reads as the JSON its operation stores. */
-function readable(stored: StoredAnswer, bytes: Buffer | undefined, operation: Operation): boolean {
-  if (bytes === undefined || !stored.reset(bytes) || stored.count === 0) return false
   try {
-    for (let i = 0; i < stored.count; i++) {
-      const text = stored.text(i)
-      JSON.parse(operation === 'price-history' ? `[${text}]` : `{${text}}`)
-    }
-    return true
-  } catch {
-    return false
+    if (snapshot.manifest.build_id !== expected.build_id) throw new BuildError('the written snapshot does not carry its manifest')
+    snapshot.check(1000)
+  } catch (error) {
+    throw error instanceof BuildError ? error : new BuildError(`the written snapshot is unreadable: ${(error as Error).message}`)
+  } finally {
+    await snapshot.close()
   }
 }
 

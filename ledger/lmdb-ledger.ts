@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
-import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, Entry, EntryType, Ledger } from './types.js'
+import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, Entry, EntryType, Ledger, LedgerWrite } from './types.js'
 
 export const LEDGER_FILE = 'ledger.mdb'
 
@@ -61,6 +61,7 @@ export class LmdbLedger implements Ledger {
   // account, and revocation still takes effect at once: the account's current key hash
   // is compared on every call.
   private readonly known = new Map<string, KnownKey>()
+  readonly commits: Record<LedgerWrite, number> = { account: 0, charge: 0, failed_call: 0, grant: 0, key: 0, status: 0, code: 0 }
 
   private constructor(
     private readonly root: RootDatabase,
@@ -91,7 +92,7 @@ export class LmdbLedger implements Ledger {
     const hash = keyHash(key)
     const id = `acc_${randomBytes(9).toString('base64url')}`
     const created = new Date().toISOString()
-    const account = await this.root.transaction((): StoredAccount | undefined => {
+    const account = await this.commit('account', (): StoredAccount | undefined => {
       if (this.emails.get(address) !== undefined) return undefined
       const first: StoredAccount = { id, email: address, status: 'active', balance: credits, granted: credits, used: 0, created, key_prefix: keyPrefix(key), entries: 1, key_hash: hash }
       void this.accounts.put(id, first)
@@ -130,7 +131,7 @@ export class LmdbLedger implements Ledger {
   }
 
   charge(accountId: string, credits: number, call: Call): Promise<ChargeResult> {
-    return this.root.transaction((): ChargeResult => {
+    return this.commit('charge', (): ChargeResult => {
       const account = this.accounts.get(accountId)
       if (account === undefined) return { ok: false, reason: 'unknown_account', balance: 0 }
       if (account.status !== 'active') return { ok: false, reason: 'disabled', balance: account.balance }
@@ -144,7 +145,7 @@ export class LmdbLedger implements Ledger {
   }
 
   async recordFailure(accountId: string, call: Call, code: string): Promise<void> {
-    await this.root.transaction(() => {
+    await this.commit('failed_call', () => {
       const account = this.accounts.get(accountId)
       if (account === undefined) return
       void this.accounts.put(accountId, { ...account, entries: account.entries + 1 })
@@ -154,7 +155,7 @@ export class LmdbLedger implements Ledger {
 
   async grant(accountId: string, credits: number, reference: string): Promise<Entry> {
     if (!Number.isSafeInteger(credits) || credits <= 0) throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 1')
-    const line = await this.root.transaction((): Entry | undefined => {
+    const line = await this.commit('grant', (): Entry | undefined => {
       const account = this.accounts.get(accountId)
       if (account === undefined) return undefined
       const balance = account.balance + credits
@@ -171,7 +172,7 @@ export class LmdbLedger implements Ledger {
   async issueKey(accountId: string): Promise<string> {
     const key = newKey()
     const hash = keyHash(key)
-    const done = await this.root.transaction(() => {
+    const done = await this.commit('key', () => {
       const account = this.accounts.get(accountId)
       if (account === undefined) return false
       void this.keys.remove(account.key_hash)
@@ -185,7 +186,7 @@ export class LmdbLedger implements Ledger {
   }
 
   async setStatus(accountId: string, status: AccountStatus): Promise<Account> {
-    const account = await this.root.transaction(() => {
+    const account = await this.commit('status', () => {
       const found = this.accounts.get(accountId)
       if (found === undefined) return undefined
       const changed = { ...found, status }
@@ -198,12 +199,12 @@ export class LmdbLedger implements Ledger {
   }
 
   async putCode(email: string, codeHash: string, expires: number): Promise<void> {
-    await this.codes.put(normalizeEmail(email), { hash: codeHash, expires, attempts: 0 })
+    await this.commit('code', () => void this.codes.put(normalizeEmail(email), { hash: codeHash, expires, attempts: 0 }))
   }
 
   checkCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<CodeCheck> {
     const address = normalizeEmail(email)
-    return this.root.transaction((): CodeCheck => {
+    return this.commit('code', (): CodeCheck => {
       const code = this.codes.get(address)
       if (code === undefined) return 'none'
       if (code.expires <= now) {
@@ -221,6 +222,13 @@ export class LmdbLedger implements Ledger {
       void this.codes.put(address, { ...code, attempts: code.attempts + 1 })
       return 'wrong'
     })
+  }
+
+  /** One write transaction, counted once committed. */
+  private async commit<T>(kind: LedgerWrite, work: () => T): Promise<T> {
+    const result = await this.root.transaction(work)
+    this.commits[kind]++
+    return result
   }
 
   entries(accountId: string, limit: number): Entry[] {

@@ -56,7 +56,12 @@ export type ChargeResult =
 
 export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'exhausted' | 'none'
 
+/** What a ledger write transaction does, as /metrics counts them. */
+export type LedgerWrite = 'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code'
+
 export interface Ledger {
+  /** Write transactions this process has committed, by what they did. */
+  readonly commits: Readonly<Record<LedgerWrite, number>>
   /** Opens an account with `credits` (a signup bonus or a first grant) and its first key; durable before it resolves. */
   createAccount(email: string, credits: number, type: 'signup_bonus' | 'grant', reference: string | null): Promise<{ account: Account; key: string }>
   /** The account a key belongs to, if the key is current. */

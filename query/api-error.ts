@@ -47,3 +47,8 @@ export class ApiError extends Error {
 export function invalidParameter(parameter: string, message: string): ApiError {
   return new ApiError('INVALID_PARAMETER', message, { parameter })
 }
+
+/** No snapshot is served yet. */
+export function notReady(): ApiError {
+  return new ApiError('NOT_READY', 'No snapshot is open yet; build one with carmarket build.')
+}

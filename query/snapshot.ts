@@ -10,10 +10,12 @@ import {
   CURRENT_LINK,
   META_DB,
   MIN_LISTINGS,
+  OPERATIONS,
   SCHEMA_VERSION,
   SNAPSHOT_FILE,
   answerKey,
   statKey,
+  type AnswerKey,
   type Manifest,
   type NameIndex,
   type Operation,
@@ -78,10 +80,38 @@ export class Snapshot {
    * Throws when there is none or it was built for another schema.
    */
   static open(path: string): Snapshot {
-    const current = join(path, CURRENT_LINK)
-    const dir = existsSync(join(path, SNAPSHOT_FILE)) ? path : existsSync(current) ? realpathSync(current) : undefined
+    const dir = Snapshot.locate(path)
     if (dir === undefined) throw new Error(`no snapshot at ${path} (build one with: carmarket build --input FILE)`)
     return new Snapshot(dir)
+  }
+
+  /** The folder `open` would open: `path` itself when it is a snapshot, else where its `current` points; undefined when neither. */
+  static locate(path: string): string | undefined {
+    if (existsSync(join(path, SNAPSHOT_FILE))) return path
+    try {
+      return realpathSync(join(path, CURRENT_LINK))
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Reads the snapshot as it will be served, before anyone is answered from it: it must
+   * hold the answers its manifest counts, and every variant of `samples` answers spread
+   * over the whole file must read as the JSON its operation stores. Throws what is wrong.
+   */
+  check(samples: number): void {
+    const expected = this.manifest.counts.keys_written * OPERATIONS.length
+    const count = this.answers.getStats() as { entryCount: number }
+    if (count.entryCount !== expected) throw new Error(`${this.dir} holds ${count.entryCount} answers; its manifest promises ${expected}`)
+    const step = Math.max(1, Math.floor(expected / samples))
+    let at = 0
+    for (const key of this.answers.getKeys()) {
+      if (at++ % step !== 0) continue
+      if (!readable(this.stored, this.answers.getBinary(key), (key as AnswerKey)[4])) {
+        throw new Error(`${this.dir} holds an unreadable ${(key as AnswerKey)[4]} answer`)
+      }
+    }
   }
 
   close(): Promise<void> {
@@ -227,6 +257,20 @@ export class Snapshot {
       this.kept[n++] = columns.price[i]!
     }
     return this.kept.subarray(0, n)
+  }
+}
+
+/** Whether a stored answer's every variant reads as the JSON its operation stores. */
+function readable(stored: StoredAnswer, bytes: Buffer | undefined, operation: Operation): boolean {
+  if (bytes === undefined || !stored.reset(bytes) || stored.count === 0) return false
+  try {
+    for (let i = 0; i < stored.count; i++) {
+      const text = stored.text(i)
+      JSON.parse(operation === 'price-history' ? `[${text}]` : `{${text}}`)
+    }
+    return true
+  } catch {
+    return false
   }
 }
 

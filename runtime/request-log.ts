@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
+import { logEvent } from './events.js'
 
 /** What is logged of one request: never its key, its query string or its body. */
 export interface RequestRecord {
@@ -94,7 +95,7 @@ export function stdoutWriter(): { readonly write: (text: string) => void; readon
       return
     }
     if (dropped > 0) {
-      process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'request log lines dropped: stdout was not read', dropped })}\n`)
+      logEvent('warn', 'request log lines dropped: stdout was not read', { dropped })
       dropped = 0
     }
     out.write(text)

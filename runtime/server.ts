@@ -2,9 +2,9 @@ import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { OPERATIONS, type Operation } from '../format/schema.js'
-import { ApiError } from '../query/api-error.js'
+import { ApiError, notReady } from '../query/api-error.js'
 import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
-import { Snapshot } from '../query/snapshot.js'
+import type { Snapshot } from '../query/snapshot.js'
 import { isKeyShaped } from '../ledger/keys.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import type { Account, Call, Ledger } from '../ledger/types.js'
@@ -18,6 +18,9 @@ import { parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
 import { servedDocument } from './openapi.js'
+import { logEvent } from './events.js'
+import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
+import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
 import { ApiResponse, dataBody, errorBody, send, sendData, sendError } from './send.js'
 
 export interface RuntimeOptions {
@@ -38,6 +41,8 @@ export interface RuntimeOptions {
   readonly mailer?: Mailer
   /** Where one JSON line per request goes; none without it. */
   readonly requestLog?: RequestLog
+  /** How /metrics sums every worker's counts (node:cluster); this process's own by default. */
+  readonly gatherMetrics?: (own: MetricsSample) => Promise<MetricsSample>
   /** Milliseconds allowed for the headers, for a whole request, and for an idle keep-alive connection. */
   readonly timeouts?: { readonly headers: number; readonly request: number; readonly keepAlive: number }
 }
@@ -73,7 +78,9 @@ interface Route {
  */
 export class Runtime {
   readonly server: Server<typeof IncomingMessage, typeof ApiResponse>
-  private snapshot: Snapshot | undefined
+  private readonly served: ServedSnapshot
+  private readonly metrics = new Metrics()
+  private document: { readonly body: string; readonly etag: string; readonly maxYear: number }
   private readonly counters: Counters
   private readonly ledger: Ledger
   private readonly topUpUrl: string
@@ -95,19 +102,27 @@ export class Runtime {
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
     this.topUpUrl = `${publicUrl}/#plans`
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
-    try {
-      this.snapshot = Snapshot.open(options.snapshots)
-    } catch (error) {
-      // Alive but not ready (/readyz says so): the operator learns why here.
-      process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'no snapshot is open', reason: (error as Error).message })}\n`)
-      this.snapshot = undefined
+    // The OpenAPI document names the latest year a request may ask for: the served snapshot's.
+    const describe = (snapshot: Snapshot | undefined) => {
+      const maxYear = snapshot?.maxYear ?? new Date().getUTCFullYear() + 1
+      return { ...servedDocument(maxYear, publicUrl), maxYear }
     }
+    this.served = new ServedSnapshot(options.snapshots, (result, serving) => {
+      this.metrics.swap(result)
+      if (serving !== undefined && serving.maxYear !== this.document.maxYear) this.document = describe(serving)
+    })
+    this.document = describe(this.served.snapshot)
     for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, this.market(operation))
-    const document = servedDocument(this.snapshot?.maxYear ?? new Date().getUTCFullYear() + 1, publicUrl)
     this.get('/v1/openapi.json', (req, res) => {
-      const headers = { ETag: document.etag, 'Cache-Control': 'no-cache' }
-      if (req.headers['if-none-match'] === document.etag) send(req, res, 304, '', headers)
-      else send(req, res, 200, document.body, headers)
+      const { etag, body } = this.document
+      const headers = { ETag: etag, 'Cache-Control': 'no-cache' }
+      if (req.headers['if-none-match'] === etag) send(req, res, 304, '', headers)
+      else send(req, res, 200, body, headers)
+    })
+    const gather = options.gatherMetrics ?? ((own: MetricsSample) => Promise.resolve(own))
+    this.get('/metrics', async (req, res) => {
+      const sample = await gather(this.metrics.sample(this.ledger.commits, this.served.snapshot?.manifest))
+      send(req, res, 200, renderMetrics(sample, Date.now()), {}, 'text/plain; version=0.0.4; charset=utf-8')
     })
     this.data('/v1/account/me', this.accountCall(new Set(), (account) => accountData(account)))
     this.data('/v1/account/usage', this.accountCall(new Set(['limit']), (account, params) => {
@@ -119,7 +134,8 @@ export class Runtime {
     this.post('/v1/auth/verify', async (req, res) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req)))))
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.get('/readyz', (req, res) => {
-      const manifest = this.ready().manifest
+      const manifest = this.served.snapshot?.manifest
+      if (manifest === undefined) throw notReady()
       sendData(req, res, JSON.stringify({ ready: true, snapshot: manifest.build_id, as_of: manifest.as_of }))
     })
     // Bounded headers and timeouts: a client that sends its request slowly (slowloris) or
@@ -173,10 +189,19 @@ export class Runtime {
     await this.release()
   }
 
+  /**
+   * Serves the snapshot `current` names now, if it is another one and passes its check
+   * (what SIGHUP asks for; a new build is also noticed by itself). A snapshot refused
+   * before is checked again.
+   */
+  reload(): SwapResult {
+    return this.served.reload(true)
+  }
+
   private async release(): Promise<void> {
     clearInterval(this.sweeper)
     this.log?.flush()
-    await this.snapshot?.close()
+    await this.served.close()
     await this.counters.close()
     await this.ledger.close()
   }
@@ -227,6 +252,7 @@ export class Runtime {
       return { status: 200, body: dataBody(await call(query, key, ip, exchange)) }
     } catch (error) {
       const failure = apiError(error, null)
+      this.metrics.error(failure.code)
       return { status: failure.status, body: errorBody(failure) }
     }
   }
@@ -239,11 +265,6 @@ export class Runtime {
   /** A route that takes a JSON body. */
   private post(path: string, handle: Handler): void {
     this.routes.set(path, { methods: ['POST'], handle })
-  }
-
-  private ready(): Snapshot {
-    if (this.snapshot === undefined) throw new ApiError('NOT_READY', 'No snapshot is open yet; build one with carmarket build.')
-    return this.snapshot
   }
 
   private async handle(req: IncomingMessage, res: ApiResponse): Promise<void> {
@@ -270,15 +291,19 @@ export class Runtime {
       if (res.headersSent) {
         res.destroy()
       } else {
-        sendError(req, res, apiError(error, id))
+        const failure = apiError(error, id)
+        this.metrics.error(failure.code)
+        sendError(req, res, failure)
       }
     }
+    const seconds = (performance.now() - started) / 1000
+    this.metrics.observe(exchange.route, res.statusCode, seconds)
     this.log?.record({
       request_id: id,
       method: req.method ?? '',
       route: exchange.route,
       status: res.statusCode,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      duration_ms: Math.round(seconds * 100_000) / 100,
       account_id: exchange.account,
       ip,
     })
@@ -293,18 +318,26 @@ export class Runtime {
   private market(operation: Operation): DataCall {
     const spec = OPERATION_SPECS[operation]
     const known = new Set(spec.parameters)
-    /** The snapshot's question from the parsed parameters (400 for a value not accepted). */
-    const prepare = (params: Map<string, string>) => {
-      const snapshot = this.ready()
-      return { snapshot, request: marketRequest(operation, (name) => params.get(name), snapshot.maxYear) }
+    /**
+     * The answer from the snapshot served now, held while it is read so a swap never
+     * closes it under the request: the parameters are checked (400), then `admit` (the
+     * balance or the demo quota), then the answer is looked up (404).
+     */
+    const answer = (params: Map<string, string>, admit: () => void): string => {
+      const generation = this.served.acquire()
+      try {
+        const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
+        admit()
+        return answerJson(generation.snapshot, request)
+      } finally {
+        this.served.release(generation)
+      }
     }
     return async (query, key, ip, exchange) => {
       const account = this.authenticate(key)
       exchange.account = account?.id ?? null
       if (account === undefined) {
-        const { snapshot, request } = prepare(parseQuery(query, known))
-        this.demo.check(ip)
-        const data = answerJson(snapshot, request)
+        const data = answer(parseQuery(query, known), () => this.demo.check(ip))
         await this.demo.use(ip)
         return withCredits(data, spec.credits)
       }
@@ -312,9 +345,9 @@ export class Runtime {
       try {
         const params = parseQuery(query, known)
         call = { endpoint: operation, make: params.get('make') ?? null, model: params.get('model') ?? null, year: Number(params.get('year')) || null }
-        const { snapshot, request } = prepare(params)
-        if (account.balance < spec.credits) throw this.insufficientCredits(account.balance, spec.credits)
-        const data = answerJson(snapshot, request)
+        const data = answer(params, () => {
+          if (account.balance < spec.credits) throw this.insufficientCredits(account.balance, spec.credits)
+        })
         const charged = await this.ledger.charge(account.id, spec.credits, call)
         if (!charged.ok) throw charged.reason === 'insufficient_credits' ? this.insufficientCredits(charged.balance, spec.credits) : accountDisabled()
         return withCredits(data, spec.credits, charged.balance)
@@ -340,7 +373,7 @@ function withCredits(data: string, used: number, remaining?: number): string {
 /** A failure as the ApiError it is answered with: anything unexpected is logged and becomes a 500 that tells nothing of the server's insides. */
 function apiError(error: unknown, requestId: string | null): ApiError {
   if (error instanceof ApiError) return error
-  process.stderr.write(`${JSON.stringify({ level: 'error', message: 'unexpected error', request_id: requestId, error: String((error as Error)?.stack ?? error) })}\n`)
+  logEvent('error', 'unexpected error', { request_id: requestId, error: String((error as Error)?.stack ?? error) })
   return new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.')
 }
 

@@ -1,0 +1,116 @@
+import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs'
+import { join } from 'node:path'
+import { CURRENT_LINK, SNAPSHOT_FILE } from '../format/schema.js'
+import { notReady } from '../query/api-error.js'
+import { Snapshot } from '../query/snapshot.js'
+import { logEvent } from './events.js'
+
+/** Answers read, spread over the file, before a new snapshot is served. */
+const CHECKED_ANSWERS = 200
+/** How often `current` is compared even without a file-system event (a network file system may send none). */
+const POLL_MS = 60_000
+
+/** A snapshot being served and the requests using it. */
+export interface Generation {
+  readonly snapshot: Snapshot
+  users: number
+  retired: boolean
+}
+
+export type SwapResult = 'swapped' | 'unchanged' | 'refused'
+
+/**
+ * The snapshot the runtime answers from, replaced while serving when a build publishes
+ * a new one (`current` changes) or on reload(): the new one is opened and checked
+ * first, requests that begin after the switch read only it, and the old one is closed
+ * once the requests that were using it have finished. So no request fails or mixes two
+ * snapshots. A new snapshot that fails its check is refused (logged) and the old one
+ * keeps serving.
+ */
+export class ServedSnapshot {
+  private current: Generation | undefined
+  /** The folder last refused, not retried until `current` names another or reload() is asked for. */
+  private refused: string | undefined
+  private readonly watcher: FSWatcher | undefined
+  private readonly poller: NodeJS.Timeout
+
+  constructor(
+    private readonly path: string,
+    /** Told of every swap and refusal, with the snapshot served afterwards. */
+    private readonly onChange: (result: 'swapped' | 'refused', serving: Snapshot | undefined) => void,
+  ) {
+    try {
+      this.current = { snapshot: Snapshot.open(path), users: 0, retired: false }
+    } catch (error) {
+      // Alive but not ready (/readyz says so) until a build publishes one.
+      logEvent('warn', 'no snapshot is open', { reason: (error as Error).message })
+    }
+    // A single snapshot folder never changes; a snapshots folder is watched for `current`.
+    if (!existsSync(join(path, SNAPSHOT_FILE))) {
+      mkdirSync(path, { recursive: true })
+      this.watcher = watch(path, (_event, name) => {
+        if (name === CURRENT_LINK) this.reload(false)
+      })
+      this.watcher.on('error', (error) => logEvent('warn', 'the snapshots folder cannot be watched; it is polled', { reason: error.message }))
+    }
+    this.poller = setInterval(() => this.reload(false), POLL_MS).unref()
+  }
+
+  /** The snapshot served now, for a request that uses it synchronously. */
+  get snapshot(): Snapshot | undefined {
+    return this.current?.snapshot
+  }
+
+  /**
+   * The snapshot served now, held until release(): a request that reads it across an
+   * await keeps it open through a swap. Throws NOT_READY when there is none.
+   */
+  acquire(): Generation {
+    const generation = this.current
+    if (generation === undefined) throw notReady()
+    generation.users++
+    return generation
+  }
+
+  release(generation: Generation): void {
+    if (--generation.users === 0 && generation.retired) void generation.snapshot.close()
+  }
+
+  /**
+   * Serves what `current` names now if it is another snapshot and passes its check.
+   * `retry` checks again a snapshot refused before (an operator's SIGHUP).
+   */
+  reload(retry: boolean): SwapResult {
+    const dir = Snapshot.locate(this.path)
+    if (dir === undefined || dir === this.current?.snapshot.dir) return 'unchanged'
+    if (dir === this.refused && !retry) return 'unchanged'
+    let next: Snapshot | undefined
+    try {
+      next = Snapshot.open(dir)
+      next.check(CHECKED_ANSWERS)
+    } catch (error) {
+      void next?.close()
+      this.refused = dir
+      logEvent('error', 'new snapshot refused; the old one keeps serving', { snapshot: dir, serving: this.current?.snapshot.dir ?? null, reason: (error as Error).message })
+      this.onChange('refused', this.current?.snapshot)
+      return 'refused'
+    }
+    const old = this.current
+    this.current = { snapshot: next, users: 0, retired: false }
+    this.refused = undefined
+    if (old !== undefined) {
+      old.retired = true
+      if (old.users === 0) void old.snapshot.close()
+    }
+    logEvent('info', 'snapshot swapped', { snapshot: next.dir, build_id: next.manifest.build_id, as_of: next.manifest.as_of, previous: old?.snapshot.dir ?? null })
+    this.onChange('swapped', next)
+    return 'swapped'
+  }
+
+  /** Stops watching and closes the snapshot (the runtime has finished its requests). */
+  async close(): Promise<void> {
+    this.watcher?.close()
+    clearInterval(this.poller)
+    await this.current?.snapshot.close()
+  }
+}
