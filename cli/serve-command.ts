@@ -1,4 +1,6 @@
+import cluster from 'node:cluster'
 import { Command } from 'commander'
+import { workerLink, runPrimary } from '../runtime/cluster.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
 import { DEFAULTS, Runtime } from '../runtime/server.js'
@@ -10,6 +12,7 @@ interface ServeFlags {
   ledger: string
   host: string
   port: string
+  workers: string
   rateLimit: string
   demoQuota: string
   trustedProxy: string[]
@@ -27,6 +30,7 @@ export const serveCommand = new Command('serve')
   .option('--ledger <dir>', 'ledger folder: accounts, demo and rate counters (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
   .option('--host <host>', 'address to listen on (env HOST)', env.HOST ?? '127.0.0.1')
   .option('-p, --port <port>', 'port to listen on (env PORT)', env.PORT ?? '8080')
+  .option('-w, --workers <n>', 'worker processes sharing the port, the snapshot and the ledger (env CARMARKET_WORKERS)', env.CARMARKET_WORKERS ?? '1')
   .option('--rate-limit <n>', 'requests per minute per client address, 0 for none (env CARMARKET_RATE_LIMIT)', env.CARMARKET_RATE_LIMIT ?? String(DEFAULTS.rateLimit))
   .option('--demo-quota <n>', 'keyless market calls per address per day, 0 turns the demo tier off (env CARMARKET_DEMO_QUOTA)', env.CARMARKET_DEMO_QUOTA ?? String(DEFAULTS.demoQuota))
   .option('--trusted-proxy <address>', 'a proxy whose X-Forwarded-For is believed (repeatable; env CARMARKET_TRUSTED_PROXIES, comma-separated)', collect, env.CARMARKET_TRUSTED_PROXIES?.split(',').filter(Boolean) ?? [])
@@ -35,7 +39,15 @@ export const serveCommand = new Command('serve')
   .option('--sample', 'when there is no snapshot yet, generate and build the embedded sample first')
   .option('--no-request-log', 'no JSON line per request on stdout (env CARMARKET_REQUEST_LOG=off)')
   .action(async (flags: ServeFlags) => {
-    if (flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
+    const workers = positiveInteger(flags.workers, '--workers', 1)
+    const port = positiveInteger(flags.port, '--port', 0)
+    if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
+    if (cluster.isPrimary && workers > 1) {
+      process.exitCode = await runPrimary(workers, (address, port) => announce(address, port, `${workers} workers`))
+      process.stderr.write('carmarket: stopped\n')
+      return
+    }
+    const link = cluster.isWorker ? workerLink() : undefined
     const stdout = flags.requestLog && env.CARMARKET_REQUEST_LOG !== 'off' ? stdoutWriter() : undefined
     const runtime = await Runtime.start(
       {
@@ -47,19 +59,34 @@ export const serveCommand = new Command('serve')
         publicUrl: flags.publicUrl,
         mailer: new OutboxMailer(flags.outbox),
         requestLog: stdout === undefined ? undefined : new RequestLog(stdout.write),
+        gatherMetrics: link?.gather,
       },
       flags.host,
-      positiveInteger(flags.port, '--port', 0),
+      port,
     )
-    const { address, port } = runtime.address()
-    process.stderr.write(`carmarket serving on http://${address.includes(':') ? `[${address}]` : address}:${port}\n`)
+    let stopping = false
     const stop = () => {
-      process.stderr.write('carmarket: stopping (finishing requests in flight)\n')
+      if (stopping) return
+      stopping = true
+      if (cluster.isPrimary) process.stderr.write('carmarket: stopping (finishing requests in flight)\n')
       void runtime
         .close()
         .then(() => stdout?.end())
         .then(() => process.exit(0))
     }
-    process.once('SIGTERM', stop)
-    process.once('SIGINT', stop)
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+    process.on('SIGHUP', () => void runtime.reload())
+    if (link === undefined) {
+      const { address, port } = runtime.address()
+      announce(address, port, 'one process')
+    } else {
+      link.serve({ sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop })
+      // The primary gone (killed): nobody would restart or stop this worker.
+      process.once('disconnect', stop)
+    }
   })
+
+function announce(address: string, port: number, processes: string): void {
+  process.stderr.write(`carmarket serving on http://${address.includes(':') ? `[${address}]` : address}:${port} (${processes})\n`)
+}

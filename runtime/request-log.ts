@@ -39,7 +39,7 @@ export class RequestLog {
     // runtime's own route paths, a method node's parser accepted, checked IP addresses),
     // so the line is put together directly: JSON.stringify would cost several times more.
     this.lines.push(
-      `{"time":"${this.time()}","level":"info","message":"request","request_id":"${e.request_id}","method":"${e.method}",` +
+      `{"time":"${this.time()}","level":"info","message":"request","pid":${process.pid},"request_id":"${e.request_id}","method":"${e.method}",` +
         `"route":${e.route === null ? 'null' : `"${e.route}"`},"status":${e.status},"duration_ms":${e.duration_ms},` +
         `"account_id":${e.account_id === null ? 'null' : `"${e.account_id}"`},"ip":"${e.ip}"}`,
     )

@@ -121,7 +121,7 @@ export class Runtime {
     })
     const gather = options.gatherMetrics ?? ((own: MetricsSample) => Promise.resolve(own))
     this.get('/metrics', async (req, res) => {
-      const sample = await gather(this.metrics.sample(this.ledger.commits, this.served.snapshot?.manifest))
+      const sample = await gather(this.ownMetrics())
       send(req, res, 200, renderMetrics(sample, Date.now()), {}, 'text/plain; version=0.0.4; charset=utf-8')
     })
     this.data('/v1/account/me', this.accountCall(new Set(), (account) => accountData(account)))
@@ -187,6 +187,11 @@ export class Runtime {
     this.server.closeIdleConnections()
     await closed
     await this.release()
+  }
+
+  /** This process's counts for /metrics. */
+  ownMetrics(): MetricsSample {
+    return this.metrics.sample(this.ledger.commits, this.served.snapshot?.manifest)
   }
 
   /**

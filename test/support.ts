@@ -188,3 +188,9 @@ export async function spawnServe(
 export function otherKey(key: string): string {
   return `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`
 }
+
+/** A metric's value in Prometheus text, by its full series name with labels. */
+export function metric(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}

@@ -1,0 +1,150 @@
+import cluster, { type Worker } from 'node:cluster'
+import { logEvent } from './events.js'
+import { mergeSamples, type MetricsSample } from './metrics.js'
+
+/**
+ * `carmarket serve --workers N`: N processes under node:cluster share the listening
+ * socket, the snapshot's pages (the file is mapped, not copied) and the LMDB ledger and
+ * counters, whose transactions LMDB serialises across processes, so balances, quotas
+ * and rate limits stay exact whichever worker answers. The primary serves nothing: it
+ * starts and replaces workers, passes SIGHUP on as a snapshot reload, stops them on
+ * SIGTERM, and sums their counts for /metrics.
+ */
+
+/** How long the primary waits for every worker's counts before answering /metrics with those it has. */
+const GATHER_MS = 2_000
+/** Replacements allowed in a minute: beyond them a crash loop is stopped rather than fed. */
+const MAX_RESTARTS_PER_MINUTE = 10
+
+type Message =
+  | { readonly carmarket: 'gather'; readonly id: number }
+  | { readonly carmarket: 'gathered'; readonly id: number; readonly sample: MetricsSample }
+  | { readonly carmarket: 'sample?'; readonly id: number }
+  | { readonly carmarket: 'sample'; readonly id: number; readonly sample: MetricsSample }
+  | { readonly carmarket: 'reload' }
+  | { readonly carmarket: 'stop' }
+
+function isMessage(value: unknown): value is Message {
+  return typeof value === 'object' && value !== null && 'carmarket' in value
+}
+
+/**
+ * The primary: forks `count` workers (each runs this same command) and keeps them
+ * running. Resolves with the exit code once every worker has stopped.
+ */
+export function runPrimary(count: number, onListening: (address: string, port: number) => void): Promise<number> {
+  let stopping = false
+  let announced = false
+  const started = new Set<Worker>()
+  let restarts: number[] = []
+  /** /metrics requests being summed: the asking worker, its own id for the request, the counts so far and the workers not heard from. */
+  const gathers = new Map<number, { readonly from: Worker; readonly replyTo: number; readonly samples: MetricsSample[]; readonly waiting: Set<Worker>; readonly timer: NodeJS.Timeout }>()
+  let nextGather = 0
+
+  const live = () => [...started].filter((w) => w.isConnected())
+  const fork = () => started.add(cluster.fork())
+  const finish = (id: number) => {
+    const gather = gathers.get(id)
+    if (gather === undefined) return
+    gathers.delete(id)
+    clearTimeout(gather.timer)
+    if (gather.from.isConnected()) gather.from.send({ carmarket: 'gathered', id: gather.replyTo, sample: mergeSamples(gather.samples) } satisfies Message)
+  }
+
+  const listening = new Set<Worker>()
+  cluster.on('listening', (worker, address) => {
+    listening.add(worker)
+    if (announced || listening.size < count) return
+    announced = true
+    onListening(address.address ?? '127.0.0.1', address.port)
+  })
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isMessage(message)) return
+    if (message.carmarket === 'gather') {
+      const id = nextGather++
+      const workers = live()
+      gathers.set(id, { from: worker, replyTo: message.id, samples: [], waiting: new Set(workers), timer: setTimeout(() => finish(id), GATHER_MS) })
+      for (const w of workers) w.send({ carmarket: 'sample?', id } satisfies Message)
+    } else if (message.carmarket === 'sample') {
+      const gather = gathers.get(message.id)
+      if (gather === undefined) return
+      gather.samples.push(message.sample)
+      gather.waiting.delete(worker)
+      if (gather.waiting.size === 0) finish(message.id)
+    }
+  })
+
+  return new Promise<number>((resolve) => {
+    let code = 0
+    const stop = () => {
+      if (!stopping) process.stderr.write('carmarket: stopping the workers (each finishes its requests in flight)\n')
+      stopping = true
+      for (const worker of live()) worker.send({ carmarket: 'stop' } satisfies Message)
+      if (started.size === 0) resolve(code)
+    }
+    cluster.on('exit', (worker, exitCode, signal) => {
+      started.delete(worker)
+      for (const [id, gather] of gathers) if (gather.waiting.delete(worker) && gather.waiting.size === 0) finish(id)
+      if (!stopping) {
+        logEvent('error', 'worker stopped', { pid: worker.process.pid, code: exitCode, signal })
+        const now = Date.now()
+        restarts = [...restarts.filter((at) => at > now - 60_000), now]
+        // A worker that never listened failed to start (a bad option, the port in use):
+        // its replacement would too.
+        if (!listening.has(worker) || restarts.length > MAX_RESTARTS_PER_MINUTE) {
+          logEvent('error', listening.has(worker) ? 'workers keep dying; stopping' : 'a worker failed to start; stopping')
+          code = 1
+          stop()
+        } else {
+          fork()
+        }
+      }
+      listening.delete(worker)
+      if (stopping && started.size === 0) resolve(code)
+    })
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+    process.on('SIGHUP', () => {
+      for (const worker of live()) worker.send({ carmarket: 'reload' } satisfies Message)
+    })
+    for (let i = 0; i < count; i++) fork()
+  })
+}
+
+/**
+ * A worker's side: `gather` asks the primary for every worker's counts summed (the
+ * runtime's gatherMetrics), and serve() answers the primary's requests for this
+ * worker's counts and its orders to reload the snapshot or to stop.
+ */
+export function workerLink(): {
+  readonly gather: (own: MetricsSample) => Promise<MetricsSample>
+  readonly serve: (worker: { sample: () => MetricsSample; reload: () => void; stop: () => void }) => void
+} {
+  const waiting = new Map<number, (sample: MetricsSample) => void>()
+  let nextId = 0
+  const gather = (own: MetricsSample) =>
+    new Promise<MetricsSample>((resolve) => {
+      const id = nextId++
+      // Without an answer (the primary busy or gone) this worker's own counts are better than none.
+      const timer = setTimeout(() => {
+        waiting.delete(id)
+        resolve(own)
+      }, GATHER_MS * 2)
+      waiting.set(id, (sample) => {
+        clearTimeout(timer)
+        waiting.delete(id)
+        resolve(sample)
+      })
+      process.send!({ carmarket: 'gather', id } satisfies Message)
+    })
+  const serve = (worker: { sample: () => MetricsSample; reload: () => void; stop: () => void }) => {
+    process.on('message', (message: unknown) => {
+      if (!isMessage(message)) return
+      if (message.carmarket === 'sample?') process.send!({ carmarket: 'sample', id: message.id, sample: worker.sample() } satisfies Message)
+      else if (message.carmarket === 'gathered') waiting.get(message.id)?.(message.sample)
+      else if (message.carmarket === 'reload') worker.reload()
+      else if (message.carmarket === 'stop') worker.stop()
+    })
+  }
+  return { gather, serve }
+}
