@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, writeFileSync } from 'node:fs'
+import { closeSync, fsyncSync, openSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import {
@@ -13,6 +13,7 @@ import {
   type Manifest,
   type NameIndex,
 } from '../format/schema.js'
+import { lmdbExtent } from '../format/lmdb-file.js'
 import { Snapshot } from '../query/snapshot.js'
 import { BuildError } from './build-error.js'
 import type { RenderedKey } from './parallel-statistics.js'
@@ -55,6 +56,7 @@ export async function writeSnapshot(
   } finally {
     await root.close()
   }
+  padToExtent(file)
   syncToDisk(file)
   writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`)
   return manifest
@@ -81,6 +83,17 @@ export async function verifySnapshot(dir: string, expected: Manifest): Promise<v
   } finally {
     await snapshot.close()
   }
+}
+
+/**
+ * LMDB may leave the last pages it counts unwritten when they were freed; the reader's
+ * check before mapping a snapshot (lmdbFileProblem) wants the file to span them all,
+ * so they are written as zeros (free pages, never read).
+ */
+function padToExtent(file: string): void {
+  const look = lmdbExtent(file)
+  if ('problem' in look) throw new BuildError(`the written snapshot is not a sound LMDB file: ${look.problem}`)
+  if (look.size < look.extent) truncateSync(file, look.extent)
 }
 
 function syncToDisk(file: string): void {

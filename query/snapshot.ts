@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
+import { lmdbFileProblem } from '../format/lmdb-file.js'
 import { LIQUIDITY_NOTE_JSON, StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
 import {
   ANSWERS_OPTIONS,
@@ -56,7 +57,10 @@ export class Snapshot {
 
   private constructor(dir: string) {
     this.dir = dir
-    this.root = open({ path: join(dir, SNAPSHOT_FILE), readOnly: true, maxDbs: 4 })
+    const file = join(dir, SNAPSHOT_FILE)
+    const problem = existsSync(file) ? lmdbFileProblem(file) : 'missing'
+    if (problem !== undefined) throw new Error(`${file} cannot be served: ${problem}`)
+    this.root = open({ path: file, readOnly: true, maxDbs: 4 })
     try {
       const meta = this.root.openDB({ name: META_DB })
       const manifest = meta.get('manifest') as Manifest | undefined

@@ -281,12 +281,13 @@ export class Runtime {
     try {
       const url = req.url ?? '/'
       if (url.length > MAX_URL_LENGTH) throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
-      for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
       const q = url.indexOf('?')
       const path = q < 0 ? url : url.slice(0, q)
       const route = this.routes.get(path)
+      // Known before the rate limit, so a refused request is logged and counted under its route.
+      if (route !== undefined) exchange.route = path
+      for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
       if (route === undefined) throw new ApiError('NOT_FOUND', `No route ${JSON.stringify(path.slice(0, 100))}; the API is described at /v1/openapi.json.`)
-      exchange.route = path
       if (!route.methods.includes(req.method ?? '')) {
         const allow = route.methods.join(', ')
         throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers ${allow} only.`, {}, { Allow: allow })
