@@ -7,6 +7,7 @@ import { creditsCommand } from './credits-command.js'
 import { generateCommand } from './generate-command.js'
 import { handleError } from './handle-error.js'
 import { keysCommand } from './keys-command.js'
+import { ledgerCommand } from './ledger-command.js'
 import { sampleCommand } from './sample-command.js'
 import { serveCommand } from './serve-command.js'
 import { snapshotCommand } from './snapshot-command.js'
@@ -24,5 +25,6 @@ const program = new Command('carmarket')
   .addCommand(keysCommand)
   .addCommand(creditsCommand)
   .addCommand(usageCommand)
+  .addCommand(ledgerCommand)
 
 program.parseAsync().catch(handleError)

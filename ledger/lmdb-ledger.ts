@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
@@ -10,7 +11,7 @@ export const LEDGER_FILE = 'ledger.mdb'
 export class LedgerError extends Error {
   override name = 'LedgerError'
   constructor(
-    readonly code: 'email_taken' | 'unknown_account' | 'invalid_email' | 'invalid_credits',
+    readonly code: 'email_taken' | 'unknown_account' | 'invalid_email' | 'invalid_credits' | 'backup_exists',
     message: string,
   ) {
     super(message)
@@ -229,6 +230,19 @@ export class LmdbLedger implements Ledger {
     const result = await this.root.transaction(work)
     this.commits[kind]++
     return result
+  }
+
+  async backup(dir: string): Promise<void> {
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, LEDGER_FILE)
+    if (existsSync(file)) throw new LedgerError('backup_exists', `${file} exists already; back up into a new folder`)
+    // LMDB copies from one read transaction, so writers are never blocked and the copy
+    // is one committed state; it is written under a temporary name so a copy cut short
+    // (a full disk, a kill) never looks like a backup.
+    const partial = join(dir, `.${LEDGER_FILE}.partial`)
+    rmSync(partial, { force: true })
+    await this.root.backup(partial, false)
+    renameSync(partial, file)
   }
 
   entries(accountId: string, limit: number): Entry[] {

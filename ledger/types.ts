@@ -87,6 +87,12 @@ export interface Ledger {
    * after `maxAttempts` wrong ones the code is gone.
    */
   checkCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<CodeCheck>
+  /**
+   * Writes a consistent copy of the ledger into the folder `dir` (created; it must not
+   * hold a ledger yet), while servers go on writing: the copy is the ledger as of one
+   * committed moment.
+   */
+  backup(dir: string): Promise<void>
   /** The newest `limit` entries, newest first. */
   entries(accountId: string, limit: number): Entry[]
   close(): Promise<void>
