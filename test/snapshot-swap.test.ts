@@ -150,3 +150,21 @@ t.test('snapshot files LMDB cannot map safely (empty, cut short) are refused, no
   t.equal(answer.statusCode, 200)
   await answer.body.dump()
 })
+
+t.test('a server started before the first build becomes ready when the build publishes', async (t) => {
+  const snapshots = join(freshDir(t), 'snapshots')
+  const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
+  const readyz = async () => {
+    const response = await request(`http://127.0.0.1:${server.port}/readyz`)
+    await response.body.dump()
+    return response.statusCode
+  }
+  t.equal(await readyz(), 503)
+  await runBuild({ input: writeExport(t, 'first.csv', toCsv(rows(12, (i) => ({ price: 30_000 + i })))), snapshots, asOf: '2026-09-30' })
+  let status = 503
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    status = await readyz()
+  }
+  t.equal(status, 200, 'ready without a restart')
+})
