@@ -19,6 +19,7 @@ import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
 import { servedDocument } from './openapi.js'
 import { ApiResponse, send, sendData, sendError } from './send.js'
+import { webRoutes } from '../web/routes.js'
 
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
@@ -109,6 +110,7 @@ export class Runtime {
     const registration = new Registration(this.ledger, options.mailer ?? new OutboxMailer(join(options.ledger, 'outbox')), this.counters, clock)
     this.post('/v1/auth/register', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))))
     this.post('/v1/auth/verify', async (req, res) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req)))))
+    for (const [path, handle] of webRoutes(document.body, publicUrl, options.demoQuota)) this.get(path, handle)
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.get('/readyz', (req, res) => {
       const manifest = this.ready().manifest
