@@ -73,10 +73,9 @@ ${market.map(
 <p>Buy credits once and use them at your pace: credits never expire. A credit is worth ${dollars(CREDIT_USD)} at list price; larger plans cost less per credit.</p>
 <div class="plans">
 <div class="plan free">
-<h3>Free</h3>
-<div class="credits">${SIGNUP_CREDITS} credits</div>
+<h3>${SIGNUP_CREDITS} credits</h3>
 <div class="price">$0</div>
-<p>On registration: no card, just an e-mail address.</p>
+<p>Free on registration: no card, just an e-mail address.</p>
 <p>About ${Math.floor(SIGNUP_CREDITS / valuationCredits)} valuations.</p>
 <p><a href="/register">Register</a></p>
 </div>

@@ -23,6 +23,9 @@ body {
   font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Liberation Sans", Arial, sans-serif;
   color: var(--ink);
   background: #fff;
+  min-height: 100vh;
+  display: flex;
+  flex-direction: column;
 }
 a { color: var(--accent); }
 a:hover { color: var(--accent-dark); }
@@ -55,6 +58,10 @@ nav.main { display: flex; align-items: center; gap: 1.1rem; flex-wrap: wrap; }
 nav.main a { color: var(--muted); text-decoration: none; font-weight: 500; }
 nav.main a:hover, nav.main a[aria-current="page"] { color: var(--ink); }
 nav.main a.button { color: #fff; }
+@media (max-width: 30rem) {
+  nav.main { gap: .8rem; font-size: .95rem; }
+  nav.main a.button { padding: .35rem .75rem; }
+}
 
 .button, button {
   display: inline-block;
@@ -75,7 +82,7 @@ button.link { background: none; border: none; color: var(--accent); padding: 0; 
 button[disabled] { opacity: .6; cursor: progress; }
 :focus-visible { outline: 3px solid #93c5fd; outline-offset: 2px; }
 
-main { padding: 2.5rem 0 3rem; }
+main { padding: 2.5rem 0 3rem; flex: 1; }
 section { margin-bottom: 3rem; }
 .hero { padding: 1rem 0 1.5rem; }
 .lead { font-size: 1.2rem; color: var(--muted); max-width: 44rem; }
@@ -97,7 +104,6 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .plan { border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem; background: #fff; display: flex; flex-direction: column; gap: .35rem; }
 .plan.free { background: var(--soft); }
 .plan h3 { margin: 0; font-size: 1rem; color: var(--muted); font-weight: 600; }
-.plan .credits { font-size: 1.5rem; font-weight: 700; }
 .plan .price { font-size: 2rem; font-weight: 700; color: var(--accent); line-height: 1.1; }
 .plan p { margin: 0; color: var(--muted); font-size: .92rem; }
 .note { border-left: 4px solid var(--accent); background: var(--soft); padding: .9rem 1.1rem; border-radius: 0 var(--radius) var(--radius) 0; }
@@ -107,6 +113,9 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 
 .card { max-width: 30rem; margin: 0 auto; border: 1px solid var(--line); border-radius: var(--radius); padding: 1.75rem; box-shadow: 0 1px 3px rgba(15, 23, 42, .06); }
 .card h1 { font-size: 1.7rem; }
+#done-step h2 { margin-top: 1rem; color: var(--ok); }
+#done-step h2::before { content: "✓ "; }
+#done-step:focus { outline: none; }
 @media (max-width: 30rem) { .card { border: none; box-shadow: none; padding: 0; } }
 label { display: block; font-weight: 600; margin-bottom: .35rem; }
 input {
