@@ -185,9 +185,13 @@ function firstSentence(text: string): string {
   return end < 0 ? text : text.slice(0, end + 1)
 }
 
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 function record(value: unknown, where: string): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`OpenAPI document: ${where} is not an object`)
-  return value as Json
+  if (!isJson(value)) throw new Error(`OpenAPI document: ${where} is not an object`)
+  return value
 }
 
 function list(value: unknown, where: string): unknown[] {
