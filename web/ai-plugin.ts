@@ -22,7 +22,9 @@ export function aiPlugin(site: Site): string {
       description_for_model: [
         `Aggregated statistics on the Polish used-car market, prices in PLN, for a make, model and production year: ${market.map((o) => `${o.path} (${o.title.toLowerCase()}, ${o.credits ?? 0} credits)`).join('; ')}.`,
         'Makes and models may be aliases (VW, 320d) or English family names (3 Series).',
-        `Without a key the calls are served by a keyless demo tier with a small daily quota; with a key, send it in the ${api.keyHeader} header and each call is charged in credits (failed calls are refunded).`,
+        site.demoQuota > 0
+          ? `Without a key the calls are served by a keyless demo tier, ${site.demoQuota} a day per client address; with a key, send it in the ${api.keyHeader} header and each call is charged in credits (failed calls are refunded).`
+          : `Send the key in the ${api.keyHeader} header; each call is charged in credits (failed calls are refunded).`,
         `On 429 DEMO_LIMIT_REACHED or 402 INSUFFICIENT_CREDITS, pass on the register_url or top_up_url of the error to the user: registration gives ${SIGNUP_CREDITS} free credits.`,
         'The figures are statistical estimates of asking prices, not offers.',
       ].join(' '),

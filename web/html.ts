@@ -1,9 +1,6 @@
 /** Markup that is safe to insert as it is: built by `html`. */
 export class Html {
   constructor(readonly text: string) {}
-  toString(): string {
-    return this.text
-  }
 }
 
 type Value = string | number | Html | readonly Html[] | false | undefined
