@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto'
 import { OPERATIONS, type Operation } from '../format/schema.js'
 import { FUEL_ALIASES, FUEL_TYPES, GEARBOXES, GEARBOX_ALIASES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { MAX_MILEAGE, MAX_NAME_LENGTH, MIN_YEAR, MONTHS } from '../query/params.js'
+import { etagOf } from './etag.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
 import { USAGE_LIMIT } from './usage-limit.js'
 
@@ -160,6 +160,8 @@ function marketPath(operation: Operation, maxYear: number): Schema {
     get: {
       operationId: operation.replace(/-(.)/g, (_, c: string) => c.toUpperCase()),
       summary: `${text.summary} (${spec.credits} credits)`,
+      // The price as a number, for readers of the document (the web reference, llms.txt) that would otherwise parse the summary.
+      'x-credits': spec.credits,
       description: `${text.description} Costs ${spec.credits} credits; a failed call costs none. Without X-API-Key: the keyless demo tier.`,
       tags: ['market'],
       parameters,
@@ -289,13 +291,13 @@ function schemas(): Record<string, Schema> {
   }
 }
 
-function authPath(summary: string, body: Record<string, Schema>, data: Record<string, Schema>): Schema {
+function authPath(summary: string, body: Record<string, Schema>, example: Record<string, string>, data: Record<string, Schema>): Schema {
   return {
     post: {
       tags: ['registration'],
       summary,
       security: [],
-      requestBody: { required: true, content: { 'application/json': { schema: object(body) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: object(body), example } } },
       responses: {
         '200': { description: 'Done.', headers: RATE_HEADERS, content: { 'application/json': { schema: object({ status: { const: 'success' }, data: object(data) }) } } },
         '400': errorResponse('The body or one of its fields is not accepted, or the code is wrong, used up or expired (naming the field).', ['INVALID_PARAMETER']),
@@ -313,6 +315,7 @@ function accountPath(summary: string, data: string, parameters: readonly Schema[
     get: {
       tags: ['account'],
       summary,
+      'x-credits': 0,
       security: [{ ApiKey: [] }],
       parameters,
       responses: {
@@ -370,11 +373,13 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
       '/v1/auth/register': authPath(
         'Send a 6-digit one-time code to an e-mail address (valid 10 minutes). The answer is the same whether or not the address has an account.',
         { email: { ...string, format: 'email', maxLength: 254 } },
+        { email: 'anna.nowak@example.pl' },
         { email: string, code_sent: { const: true }, expires_in: integer() },
       ),
       '/v1/auth/verify': authPath(
         'Exchange the code for an account with 50 free credits, once per address; the key is e-mailed. Five wrong codes use a code up.',
         { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
+        { email: 'anna.nowak@example.pl', code: '042917' },
         { email: string, key_sent: { const: true } },
       ),
       '/v1/openapi.json': {
@@ -409,5 +414,5 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
 /** The document as served: its JSON and an ETag for conditional requests. */
 export function servedDocument(maxYear: number, serverUrl: string): { body: string; etag: string } {
   const body = JSON.stringify(openApiDocument(maxYear, serverUrl))
-  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }
+  return { body, etag: etagOf(body) }
 }

@@ -22,6 +22,7 @@ import { logEvent } from './events.js'
 import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
 import { ApiResponse, dataBody, errorBody, send, sendData, sendError } from './send.js'
+import { webRoutes } from '../web/routes.js'
 
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
@@ -80,7 +81,7 @@ export class Runtime {
   readonly server: Server<typeof IncomingMessage, typeof ApiResponse>
   private readonly served: ServedSnapshot
   private readonly metrics = new Metrics()
-  private document: { readonly body: string; readonly etag: string; readonly maxYear: number }
+  private document!: { readonly body: string; readonly etag: string; readonly maxYear: number }
   private readonly counters: Counters
   private readonly ledger: Ledger
   private readonly topUpUrl: string
@@ -102,16 +103,18 @@ export class Runtime {
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
     this.topUpUrl = `${publicUrl}/#plans`
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
-    // The OpenAPI document names the latest year a request may ask for: the served snapshot's.
+    // The OpenAPI document, and the pages made from it, name the latest year a request
+    // may ask for: the served snapshot's, so they are made again when a swap changes it.
     const describe = (snapshot: Snapshot | undefined) => {
       const maxYear = snapshot?.maxYear ?? new Date().getUTCFullYear() + 1
-      return { ...servedDocument(maxYear, publicUrl), maxYear }
+      this.document = { ...servedDocument(maxYear, publicUrl), maxYear }
+      for (const [path, handle] of webRoutes(this.document.body, publicUrl, options.demoQuota)) this.get(path, handle)
     }
     this.served = new ServedSnapshot(options.snapshots, (result, serving) => {
       this.metrics.swap(result)
-      if (serving !== undefined && serving.maxYear !== this.document.maxYear) this.document = describe(serving)
+      if (serving !== undefined && serving.maxYear !== this.document.maxYear) describe(serving)
     })
-    this.document = describe(this.served.snapshot)
+    describe(this.served.snapshot)
     for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, this.market(operation))
     this.get('/v1/openapi.json', (req, res) => {
       const { etag, body } = this.document

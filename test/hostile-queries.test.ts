@@ -17,6 +17,10 @@ const ROUTES = [
   '/readyz',
   '/v1/market',
   '/',
+  '/register',
+  '/docs',
+  '/llms.txt',
+  '/.well-known/ai-plugin.json',
 ]
 const NAMES = ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'months', 'limit']
 
@@ -50,6 +54,8 @@ t.test('random and hostile requests always get a well-formed envelope, never a 5
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1)
       if (response.statusCode >= 500) return false
       if (method === 'HEAD' || response.statusCode === 304) return text === ''
+      // The web pages and files ignore a query string: the same document whatever follows the path.
+      if (response.statusCode === 200 && !path.startsWith('/v1/') && !path.startsWith('/livez') && !path.startsWith('/readyz')) return text.length > 0 && response.headers['content-security-policy'] !== undefined
       const body = JSON.parse(text) as { status: string; data?: unknown; error?: { code?: unknown; message?: unknown } }
       if (response.statusCode === 200 && path.startsWith('/v1/openapi.json')) return 'openapi' in body
       if (response.statusCode === 200) return body.status === 'success' && typeof body.data === 'object'

@@ -1,10 +1,8 @@
-import { readFileSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
 import t from 'tap'
 import { request } from 'undici'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { Runtime } from '../runtime/server.js'
-import { build, freshDir, rows, toCsv } from './support.js'
+import { build, freshDir, outboxMail, rows, toCsv } from './support.js'
 
 async function setup(t: import('tap').Test) {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
@@ -21,13 +19,7 @@ async function setup(t: import('tap').Test) {
     const response = await request(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': type } })
     return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as { status: string; data?: any; error?: any } }
   }
-  /** The messages in the outbox to an address, oldest first. */
-  const mail = (to: string) =>
-    readdirSync(outbox)
-      .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
-      .sort()
-      .map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')) as { to: string; subject: string; text: string })
-      .filter((m) => m.to === to)
+  const mail = (to: string) => outboxMail(outbox, to)
   const codeOf = (to: string) => /code is (\d{6})/.exec(mail(to).at(-1)!.text)![1]!
   return { base, post, mail, codeOf, advance: (ms: number) => (now += ms) }
 }

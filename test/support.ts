@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
@@ -193,4 +193,13 @@ export function otherKey(key: string): string {
 export function metric(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `))
   return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+/** The messages an outbox folder holds for an address, oldest first. */
+export function outboxMail(outbox: string, to: string): { to: string; subject: string; text: string }[] {
+  return readdirSync(outbox)
+    .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')) as { to: string; subject: string; text: string })
+    .filter((m) => m.to === to)
 }

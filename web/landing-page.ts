@@ -1,0 +1,124 @@
+import { HISTORY_MONTHS } from '../format/schema.js'
+import { VOIVODESHIPS } from '../format/vocabulary.js'
+import { OPERATION_SPECS } from '../query/operations.js'
+import { SIGNUP_CREDITS } from '../runtime/registration.js'
+import type { OperationView } from './api-view.js'
+import { curlExample } from './curl.js'
+import { html } from './html.js'
+import { layout } from './layout.js'
+import { prettyJson } from './pretty-json.js'
+import { CREDIT_USD, PLANS, count, dollars } from './plans.js'
+import type { Site } from './site.js'
+
+/** The operation the landing page shows as its example: the first market one. */
+function example(site: Site): OperationView {
+  const operation = site.api.operations.find((o) => o.tag === 'market')
+  if (operation === undefined) throw new Error('OpenAPI document: no market operation')
+  return operation
+}
+
+/** `/`: what the service is, a first call, the operations with their prices, the plans and the terms. */
+export function landingPage(site: Site): string {
+  const api = site.api
+  const first = example(site)
+  const valuationCredits = OPERATION_SPECS.valuation.credits
+  const market = api.operations.filter((o) => o.tag === 'market')
+  const mailto = (subject: string) => `mailto:${site.sales}?subject=${encodeURIComponent(subject)}`
+  const main = html`<div class="wrap">
+<section class="hero">
+<h1>Polish used-car market data, one HTTP call away</h1>
+<p class="lead">Valuation, price history, liquidity, valuation factors and regional pricing for any make, model and production year on the Polish used-car market, as JSON.</p>
+<ul class="facts">
+<li>Aggregated from more than 1.4 million listings</li>
+<li>Prices in PLN</li>
+<li>All ${VOIVODESHIPS.length} voivodeships</li>
+<li>Up to ${HISTORY_MONTHS} months of history</li>
+<li>Refreshed nightly</li>
+</ul>
+<div class="actions">
+<a class="button" href="/register">Get a free key with ${SIGNUP_CREDITS} credits</a>
+<a class="button secondary" href="/docs">Read the API reference</a>
+</div>
+</section>
+
+<section id="try" aria-labelledby="try-title">
+<h2 id="try-title">Try it</h2>
+${
+  site.demoQuota > 0
+    ? html`<p>No key is needed to try: without an <code>${api.keyHeader}</code> header a market call is answered by the keyless demo tier, with real data, ${site.demoQuota} calls a day per address.</p>
+<pre><code>${curlExample(api, first, false)}</code></pre>`
+    : false
+}
+<p>With a key, send it in the <code>${api.keyHeader}</code> header; every answer then tells you what the call cost and what is left:</p>
+<pre><code>${curlExample(api, first, true)}</code></pre>
+${first.responseExample === undefined ? false : html`<pre aria-label="Example answer"><code>${prettyJson(first.responseExample)}</code></pre>`}
+<p class="muted">Makes and models are matched for you: aliases such as VW or 320d, and English family names such as 3 Series, resolve to the canonical names of the Polish market, shown in the <code>matched</code> block.</p>
+</section>
+
+<section id="operations" aria-labelledby="operations-title">
+<h2 id="operations-title">What you can ask</h2>
+<div class="table"><table>
+<thead><tr><th scope="col">Operation</th><th scope="col">What it returns</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Cost</th></tr></thead>
+<tbody>
+${market.map(
+  (o) => html`<tr><td><a href="/docs#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code></td><td>${o.lead}</td><td class="num">${o.credits ?? 0}</td><td class="num">${dollars((o.credits ?? 0) * CREDIT_USD)}</td></tr>`,
+)}
+</tbody>
+</table></div>
+<p class="muted">The account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free. A call that fails (a bad parameter, too little data, a server error) is refunded automatically.</p>
+</section>
+
+<section id="plans" aria-labelledby="plans-title">
+<h2 id="plans-title">Plans</h2>
+<p>Buy credits once and use them at your pace: credits never expire. A credit is worth ${dollars(CREDIT_USD)} at list price; larger plans cost less per credit.</p>
+<div class="plans">
+<div class="plan free">
+<h3>${SIGNUP_CREDITS} credits</h3>
+<div class="price">$0</div>
+<p>Free on registration: no card, just an e-mail address.</p>
+<p>About ${Math.floor(SIGNUP_CREDITS / valuationCredits)} valuations.</p>
+<p><a href="/register">Register</a></p>
+</div>
+${PLANS.map(
+  (plan) => html`<div class="plan">
+<h3>${count(plan.credits)} credits</h3>
+<div class="price">${dollars(plan.usd)}</div>
+<p>${dollars(plan.usd / (plan.credits / 1000))} per 1,000 credits</p>
+<p>About ${count(Math.floor(plan.credits / valuationCredits))} valuations.</p>
+<p><a href="${mailto(`carmarket: ${count(plan.credits)} credits`)}">Order by e-mail</a></p>
+</div>`,
+)}
+</div>
+<div class="note">
+<h3>How to buy</h3>
+<p>Plans are bought by e-mail; there is no card checkout on this site. Write to <a href="${mailto('carmarket credits')}">${site.sales}</a> from the address of your account, naming the plan. We reply with an invoice, and once it is paid the credits are added to your account: your key stays the same. No account yet? <a href="/register">Register</a> first, or say so in your message and we open one and e-mail you its key.</p>
+</div>
+</section>
+
+<section id="developers" aria-labelledby="developers-title">
+<h2 id="developers-title">For developers and AI agents</h2>
+<ul class="links">
+<li><a href="/docs">API reference</a><p class="small muted">Every operation with its parameters, prices, answers, errors and a curl example.</p></li>
+<li><a href="/v1/openapi.json">OpenAPI document</a><p class="small muted">The machine-readable description (OpenAPI 3.1), for clients and code generators.</p></li>
+<li><a href="/mcp">MCP endpoint</a><p class="small muted">A Model Context Protocol server (Streamable HTTP) for AI assistants; works without a key too.</p></li>
+<li><a href="/llms.txt">llms.txt</a><p class="small muted">A short guide to the API for language models.</p></li>
+</ul>
+</section>
+
+<section id="legal" aria-labelledby="legal-title">
+<h2 id="legal-title">Terms in brief</h2>
+<ul>
+<li>The service returns aggregated statistics computed from publicly available listings. It does not post, edit or expose any individual seller's listing.</li>
+<li>Valuations are statistical estimates of asking prices, not offers to buy or sell.</li>
+<li>Credits are prepaid and never expire; a failed call is refunded automatically.</li>
+<li>A lost key cannot be recovered: <a href="mailto:${site.support}">${site.support}</a> issues a new key for the account.</li>
+</ul>
+</section>
+</div>`
+  return layout({
+    title: 'carmarket: Polish used-car market data API',
+    description: 'Valuation, price history, liquidity, valuation factors and regional prices of used cars in Poland, as a JSON API. Prices in PLN.',
+    path: '/',
+    main,
+  })
+}

@@ -1,0 +1,79 @@
+import { HISTORY_MONTHS, MIN_LISTINGS, OPERATIONS, type Operation } from '../format/schema.js'
+import { VOIVODESHIPS } from '../format/vocabulary.js'
+import { SIGNUP_CREDITS } from '../runtime/registration.js'
+import type { OperationView } from './api-view.js'
+import { CREDIT_USD, PLANS, count, dollars } from './plans.js'
+import type { Site } from './site.js'
+
+/** When a model should pick each market operation: the document says what they return, not when they help. */
+const MARKET_USE: Readonly<Record<Operation, string>> = {
+  valuation:
+    'Use it for what a particular car is worth now: the typical asking price and its spread, optionally narrowed by fuel type, gearbox and mileage (listings within ±30% of it).',
+  'price-history': 'Use it for how asking prices of a model moved month by month: depreciation, trends, when to sell.',
+  liquidity: 'Use it for how quickly a model sells: the estimated days on market and how many listings are active.',
+  'valuation-factors': 'Use it for what an attribute is worth: imported against domestic, automatic against manual, each fuel against petrol.',
+  regional: 'Use it for where in Poland a model is cheaper or dearer: the average price in each voivodeship against the national average.',
+}
+
+const USE: ReadonlyMap<string, string> = new Map([
+  ...OPERATIONS.map((o): [string, string] => [`/v1/market/${o}`, MARKET_USE[o]]),
+  ['/v1/account/me', 'Use it to check the credit balance before a series of paid calls, and whether the account is active.'],
+  ['/v1/account/usage', 'Use it to list recent charges and refunds, for instance to reconcile spending.'],
+])
+
+/**
+ * `/llms.txt` (the llms.txt convention: a title, a summary in a quote, then sections of
+ * links): a guide for language models. The per-operation lines come from the served
+ * document, so a new operation, parameter or price shows here by itself.
+ */
+export function llmsTxt(site: Site): string {
+  const api = site.api
+  const line = (o: OperationView) => {
+    const required = o.parameters.filter((p) => p.required).map((p) => p.name)
+    const optional = o.parameters.filter((p) => !p.required).map((p) => p.name)
+    const terms = [
+      o.credits === undefined || o.credits === 0 ? 'free' : `${o.credits} credits`,
+      required.length > 0 && `takes ${required.join(', ')}`,
+      optional.length > 0 && `optional ${optional.join(', ')}`,
+    ]
+    return [`- [${o.title}](${site.url}/docs#${o.anchor}): \`${o.method} ${o.path}\` (${terms.filter(Boolean).join('; ')}).`, o.lead, USE.get(o.path)].filter(Boolean).join(' ')
+  }
+  const tagged = (tag: string) => api.operations.filter((o) => o.tag === tag)
+  const demo =
+    site.demoQuota > 0
+      ? `Without the header, market calls are served by the keyless demo tier: real data, ${site.demoQuota} calls per client address per day, then 429 DEMO_LIMIT_REACHED with \`register_url\`.`
+      : 'Every market call needs a key on this server.'
+  const smallest = PLANS[0]
+  const largest = PLANS[PLANS.length - 1]!
+  return `# carmarket: ${api.title}
+
+> ${api.description} Statistics only, never individual listings: aggregated from more than 1.4 million listings, ${VOIVODESHIPS.length} voivodeships, up to ${HISTORY_MONTHS} months of monthly history, refreshed nightly. Valuations are statistical estimates, not offers.
+
+- Base URL: ${api.server}. Every answer is JSON: \`{"status":"success","data":{...}}\` or \`{"status":"error","error":{"code":"...","message":"..."}}\`.
+- Authentication: send the key in the \`${api.keyHeader}\` header. ${demo} A header that is present but empty or unknown is 401 UNAUTHORIZED.
+- Keys: free registration by e-mail one-time code (${site.url}/register) opens an account with ${SIGNUP_CREDITS} credits and e-mails its key. A lost key cannot be recovered: support issues a new one.
+- Credits: each market call costs the credits listed below; account calls are free; a failed call (400, 404, 500) is refunded automatically. A credit is worth ${dollars(CREDIT_USD)}; credits never expire; plans run from ${dollars(smallest.usd)} for ${count(smallest.credits)} credits to ${dollars(largest.usd)} for ${count(largest.credits)} (${site.url}/#plans). 402 INSUFFICIENT_CREDITS carries \`top_up_url\`.
+- Names: \`make\` and \`model\` accept aliases (VW, 320d) and English family names (3 Series); the \`matched\` block of an answer shows how they were read. 404 INSUFFICIENT_DATA means fewer than ${MIN_LISTINGS} listings matched, with \`suggestions\` for a name it did not know.
+
+## Market operations
+
+${tagged('market').map(line).join('\n')}
+
+## Account operations
+
+${tagged('account').map(line).join('\n')}
+
+## Docs
+
+- [OpenAPI document](${site.url}/v1/openapi.json): the machine-readable description (OpenAPI 3.1): every parameter with its accepted values and bounds, every answer and error.
+- [API reference](${site.url}/docs): the same for people, with a curl example of each operation.
+- [MCP endpoint](${site.url}/mcp): a Model Context Protocol server over Streamable HTTP offering these operations as tools; it works without a key too (the demo tier).
+- [Registration](${site.url}/register): a key and ${SIGNUP_CREDITS} free credits, by e-mail.
+
+## Optional
+
+- [Plans](${site.url}/#plans): the credit plans and how to buy them.
+- [Plugin manifest](${site.url}/.well-known/ai-plugin.json): the ai-plugin.json manifest.
+${tagged('registration').map((o) => `- [${o.method} ${o.path}](${site.url}/docs#${o.anchor}): ${o.summary}`).join('\n')}
+`
+}

@@ -1,0 +1,44 @@
+import type { IncomingMessage } from 'node:http'
+import { etagOf } from '../runtime/etag.js'
+import { send, type ApiResponse } from '../runtime/send.js'
+
+/** A response built once at start-up: a request for it is a map look-up and a write. */
+export interface Resource {
+  readonly path: string
+  readonly body: string
+  readonly contentType: string
+  readonly etag: string
+  readonly cacheControl: string
+}
+
+/**
+ * Only this origin's own files: no inline script or style, no third-party anything,
+ * and no framing (the registration form must not be overlaid by another site).
+ */
+export const CONTENT_SECURITY_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+/** A document at a fixed address: revalidated on each use, so a deploy shows at once. */
+export function resource(path: string, body: string, contentType: string): Resource {
+  return { path, body, contentType, etag: etagOf(body), cacheControl: 'no-cache' }
+}
+
+/**
+ * A stylesheet, script or image: its address carries its ETag, so it can be cached for a
+ * year and a new version is a new address.
+ */
+export function asset(name: string, extension: string, body: string, contentType: string): Resource {
+  const etag = etagOf(body)
+  return { path: `/assets/${name}.${etag.slice(1, 11)}.${extension}`, body, contentType, etag, cacheControl: 'public, max-age=31536000, immutable' }
+}
+
+export function serveResource(req: IncomingMessage, res: ApiResponse, resource: Resource): void {
+  const headers = {
+    ETag: resource.etag,
+    'Cache-Control': resource.cacheControl,
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+  }
+  if (req.headers['if-none-match'] === resource.etag) send(req, res, 304, '', headers, resource.contentType)
+  else send(req, res, 200, resource.body, headers, resource.contentType)
+}
