@@ -7,6 +7,7 @@ import { creditsCommand } from './credits-command.js'
 import { generateCommand } from './generate-command.js'
 import { handleError } from './handle-error.js'
 import { keysCommand } from './keys-command.js'
+import { mcpCommand } from './mcp-command.js'
 import { sampleCommand } from './sample-command.js'
 import { serveCommand } from './serve-command.js'
 import { snapshotCommand } from './snapshot-command.js'
@@ -20,6 +21,7 @@ const program = new Command('carmarket')
   .addCommand(snapshotCommand)
   .addCommand(sampleCommand)
   .addCommand(serveCommand)
+  .addCommand(mcpCommand)
   .addCommand(accountsCommand)
   .addCommand(keysCommand)
   .addCommand(creditsCommand)
