@@ -12,6 +12,7 @@ import { clientIp, canonicalIp } from './client-ip.js'
 import { Counters } from './counters.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
+import { mcpRoute } from './mcp-route.js'
 import { RequestLog, requestId } from './request-log.js'
 import { OutboxMailer, type Mailer } from './mailer.js'
 import { parseQuery } from './query-string.js'
@@ -117,6 +118,7 @@ export class Runtime {
     const registration = new Registration(this.ledger, options.mailer ?? new OutboxMailer(join(options.ledger, 'outbox')), this.counters, clock)
     this.post('/v1/auth/register', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))))
     this.post('/v1/auth/verify', async (req, res) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req)))))
+    this.post('/mcp', mcpRoute({ call: (path, query, key, ip) => this.call(path, query, key, ip), openApiJson: document.body, publicUrl }))
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.get('/readyz', (req, res) => {
       const manifest = this.ready().manifest
