@@ -8,6 +8,7 @@ import { generateCommand } from './generate-command.js'
 import { handleError } from './handle-error.js'
 import { keysCommand } from './keys-command.js'
 import { ledgerCommand } from './ledger-command.js'
+import { mcpCommand } from './mcp-command.js'
 import { sampleCommand } from './sample-command.js'
 import { serveCommand } from './serve-command.js'
 import { snapshotCommand } from './snapshot-command.js'
@@ -21,6 +22,7 @@ const program = new Command('carmarket')
   .addCommand(snapshotCommand)
   .addCommand(sampleCommand)
   .addCommand(serveCommand)
+  .addCommand(mcpCommand)
   .addCommand(accountsCommand)
   .addCommand(keysCommand)
   .addCommand(creditsCommand)

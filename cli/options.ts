@@ -32,3 +32,12 @@ export function collect(value: string, previous: string[] = []): string[] {
 }
 
 export const DEFAULT_SNAPSHOTS = process.env.CARMARKET_SNAPSHOTS ?? 'snapshots'
+
+/** An http or https address without query or fragment, such as an API root. */
+export function httpUrl(value: string, option: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    throw new UsageError(`${option} must be an http or https address such as http://127.0.0.1:8080, not ${JSON.stringify(value)}`)
+  }
+  return value
+}

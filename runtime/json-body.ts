@@ -1,22 +1,22 @@
 import type { IncomingMessage } from 'node:http'
 import { ApiError, invalidParameter } from '../query/api-error.js'
 
-/** The largest JSON body any route takes: registration bodies are a few dozen bytes. */
+/** The largest JSON body a route takes unless it says otherwise: registration bodies are a few dozen bytes. */
 export const MAX_BODY_BYTES = 4096
 
 /**
- * A request's JSON object body: application/json, at most MAX_BODY_BYTES (refused as
+ * A request's JSON object body: application/json, at most `limit` bytes (refused as
  * soon as more arrives, without reading the rest), valid UTF-8 JSON, an object.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
   if (type !== 'application/json') throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.')
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw tooLarge()
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge(limit)
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) throw tooLarge()
+    if (size > limit) throw tooLarge(limit)
     chunks.push(chunk as Buffer)
   }
   let body: unknown
@@ -29,6 +29,6 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   return body as Record<string, unknown>
 }
 
-function tooLarge(): ApiError {
-  return new ApiError('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES} bytes.`, {}, { Connection: 'close' })
+function tooLarge(limit: number): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes.`, {}, { Connection: 'close' })
 }

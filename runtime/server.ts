@@ -12,6 +12,7 @@ import { clientIp, canonicalIp } from './client-ip.js'
 import { Counters } from './counters.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
+import { mcpRoute } from './mcp-route.js'
 import { RequestLog, requestId } from './request-log.js'
 import { OutboxMailer, type Mailer } from './mailer.js'
 import { parseQuery } from './query-string.js'
@@ -103,12 +104,13 @@ export class Runtime {
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
     this.topUpUrl = `${publicUrl}/#plans`
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
-    // The OpenAPI document, and the pages made from it, name the latest year a request
+    // The OpenAPI document, and the pages and MCP tools made from it, name the latest year a request
     // may ask for: the served snapshot's, so they are made again when a swap changes it.
     const describe = (snapshot: Snapshot | undefined) => {
       const maxYear = snapshot?.maxYear ?? new Date().getUTCFullYear() + 1
       this.document = { ...servedDocument(maxYear, publicUrl), maxYear }
       for (const [path, handle] of webRoutes(this.document.body, publicUrl, options.demoQuota)) this.get(path, handle)
+      this.post('/mcp', mcpRoute({ call: (path, query, key, ip) => this.call(path, query, key, ip), openApiJson: this.document.body, publicUrl }))
     }
     this.served = new ServedSnapshot(options.snapshots, (result, serving) => {
       this.metrics.swap(result)

@@ -1,0 +1,39 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
+import { CODE_VERSION } from '../build/code-version.js'
+import { queryString, toolResult, type Caller } from './tool-call.js'
+import type { Toolset } from './tools.js'
+
+// A server checks schemas only for elicitation, which these tools never use: one shared
+// checker spares every /mcp request building its own (most of the cost of a new server).
+const validator = new AjvJsonSchemaValidator()
+
+/**
+ * An MCP server that offers the API's operations as tools to one caller: the market
+ * tools always, the account tools only to a caller with a key. Both transports use it:
+ * stdio with a caller over HTTP, /mcp with the runtime's in-process calls.
+ *
+ * @example
+ * const call = httpCaller('http://127.0.0.1:8080', key, 30_000)
+ * await mcpServer(toolset(document), call, key !== undefined).connect(new StdioServerTransport())
+ */
+export function mcpServer(toolset: Toolset, call: Caller, keyed: boolean): Server {
+  const offered = toolset.tools.filter((definition) => keyed || !definition.needsKey)
+  const byName = new Map(offered.map((definition) => [definition.tool.name, definition]))
+  const server = new Server(
+    { name: 'carmarket', version: CODE_VERSION },
+    { capabilities: { tools: {} }, instructions: toolset.instructions, jsonSchemaValidator: validator },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered.map((definition) => definition.tool) }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params
+    const definition = byName.get(name)
+    if (definition === undefined) {
+      const needsKey = toolset.tools.some((t) => t.tool.name === name)
+      throw new McpError(ErrorCode.InvalidParams, needsKey ? `The tool ${name} needs an API key.` : `No tool ${JSON.stringify(name.slice(0, 100))}.`)
+    }
+    return toolResult(await call(definition.path, queryString(request.params.arguments ?? {})))
+  })
+  return server
+}

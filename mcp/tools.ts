@@ -1,0 +1,96 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import { isJsonObject, type JsonObject } from './json.js'
+
+/**
+ * The API operation behind each tool. Only the names are chosen here: everything else a
+ * tool says (what it is for, its cost, its arguments and its results) is read from the
+ * OpenAPI document, so the tools cannot drift from the API they call.
+ */
+export const TOOL_PATHS = {
+  get_market_valuation: '/v1/market/valuation',
+  get_price_history: '/v1/market/price-history',
+  get_market_liquidity: '/v1/market/liquidity',
+  get_valuation_factors: '/v1/market/valuation-factors',
+  get_regional_pricing: '/v1/market/regional',
+  get_account: '/v1/account/me',
+  get_usage: '/v1/account/usage',
+} as const
+
+export interface ToolDefinition {
+  readonly tool: Tool
+  readonly path: string
+  /** Account operations answer only with a key, so without one they are not offered. */
+  readonly needsKey: boolean
+}
+
+export interface Toolset {
+  readonly tools: readonly ToolDefinition[]
+  /** What the service is, for the client's model: the document's own description. */
+  readonly instructions: string
+}
+
+interface Parameter {
+  readonly name: string
+  readonly required: boolean
+  readonly description: string
+  readonly schema: JsonObject
+  readonly example?: unknown
+}
+
+function isParameter(value: unknown): value is Parameter {
+  return isJsonObject(value) && typeof value.name === 'string' && typeof value.required === 'boolean' && typeof value.description === 'string' && isJsonObject(value.schema)
+}
+
+/** The object at `keys` in the document; the document is built by this code, so a missing one is a bug. */
+function at(value: unknown, ...keys: string[]): JsonObject {
+  const found = keys.reduce<unknown>((current, key) => (isJsonObject(current) ? current[key] : undefined), value)
+  if (!isJsonObject(found)) throw new Error(`the OpenAPI document has no object at ${keys.join(' / ')}`)
+  return found
+}
+
+/** A schema with its references to the document's components replaced by what they name: a tool's schema stands alone. */
+function inline(schema: unknown, components: JsonObject): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => inline(item, components))
+  if (!isJsonObject(schema)) return schema
+  if (typeof schema.$ref === 'string') return inline(at(components, schema.$ref.replace('#/components/schemas/', '')), components)
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value, components)]))
+}
+
+/** The arguments of a tool: the operation's query parameters, each with its schema, description and example. */
+function inputSchema(parameters: readonly Parameter[]): Tool['inputSchema'] {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      parameters.map((p) => [p.name, { ...p.schema, description: p.description, ...(p.example === undefined ? {} : { examples: [p.example] }) }]),
+    ),
+    required: parameters.filter((p) => p.required).map((p) => p.name),
+    additionalProperties: false,
+  }
+}
+
+/** The tools of the API the document describes. */
+export function toolset(document: JsonObject): Toolset {
+  const components = at(document, 'components', 'schemas')
+  // A failed call's structured result is the envelope's error object, and the SDK's client
+  // checks structured results against the output schema whether or not they are errors.
+  const error = inline(at(components, 'Error', 'properties', 'error'), components)
+  const anonymous = (requirements: unknown) => Array.isArray(requirements) && requirements.some((r) => isJsonObject(r) && Object.keys(r).length === 0)
+  const tools = Object.entries(TOOL_PATHS).map(([name, path]): ToolDefinition => {
+    const operation = at(document, 'paths', path, 'get')
+    const parameters: unknown = operation.parameters ?? []
+    if (!Array.isArray(parameters) || !parameters.every(isParameter)) throw new Error(`the OpenAPI document's parameters of ${path} are not as expected`)
+    const summary = String(operation.summary)
+    const data = inline(at(operation, 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'data'), components)
+    return {
+      tool: {
+        name,
+        description: typeof operation.description === 'string' ? `${summary}: ${operation.description}` : summary,
+        inputSchema: inputSchema(parameters),
+        outputSchema: { type: 'object', anyOf: [data, error] },
+      },
+      path,
+      needsKey: !anonymous(operation.security ?? document.security),
+    }
+  })
+  return { tools, instructions: String(at(document, 'info').description) }
+}

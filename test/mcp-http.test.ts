@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import t, { type Test } from 'tap'
+import { request } from 'undici'
+import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
+import { RequestLog } from '../runtime/request-log.js'
+import { Runtime } from '../runtime/server.js'
+import { account, balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
+import { build, freshDir, otherKey } from './support.js'
+
+const PUBLIC_URL = 'https://api.example.test'
+
+async function serve(t: Test) {
+  const { snapshots } = await build(t, MARKET)
+  const ledger = freshDir(t)
+  const written: string[] = []
+  const log = new RequestLog((text) => written.push(text))
+  const runtime = await Runtime.start(
+    { snapshots, ledger, rateLimit: 0, demoQuota: 10, trustedProxies: [], publicUrl: PUBLIC_URL, requestLog: log },
+    '127.0.0.1',
+    0,
+  )
+  t.teardown(() => runtime.close())
+  const base = `http://127.0.0.1:${runtime.address().port}`
+  const document = (await (await request(`${base}/v1/openapi.json`)).body.json()) as Record<string, any>
+  const lines = () => {
+    log.flush()
+    return written.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+  }
+  return { base, ledger, document, lines }
+}
+
+/** The SDK's own client on <server>/mcp, with the key in X-API-Key when there is one. */
+async function connect(t: Test, base: string, key?: string) {
+  const client = new Client({ name: 'carmarket-test', version: '1.0.0' })
+  const errors: Error[] = []
+  client.onerror = (error) => errors.push(error)
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), key === undefined ? {} : { requestInit: { headers: { 'X-API-Key': key } } }))
+  t.teardown(() => client.close())
+  return { client, errors }
+}
+
+t.test('keyless over /mcp: the market tools, in the demo quota of the caller address', async (t) => {
+  const { base, document, lines } = await serve(t)
+  const { client, errors } = await connect(t, base)
+  await checkTools(t, client, document, false)
+  await checkKeylessCalls(t, client, base)
+  await t.rejects(client.callTool({ name: 'get_usage', arguments: {} }), McpError, 'no account tools without a key')
+  t.same(errors, [], 'the client met nothing it did not expect')
+  const mcp = lines().filter((line) => line.route === '/mcp')
+  t.ok(mcp.length > 10, 'every /mcp request is in the request log')
+  t.same(
+    [...new Set(mcp.map((line) => `${line.method} ${line.status}`))].sort(),
+    ['GET 405', 'POST 200', 'POST 202'],
+    'JSON answers, 202 for notifications, 405 for the stream the client offers to open',
+  )
+})
+
+t.test('keyed over /mcp: the account tools too, and every call is metered', async (t) => {
+  const { base, ledger, document } = await serve(t)
+  const { key } = await account(ledger, 'mcp-http@example.pl', 1000)
+  const { client, errors } = await connect(t, base, key)
+  await checkTools(t, client, document, true)
+  await checkKeyedCalls(t, client, base, key)
+  t.same(errors, [])
+})
+
+t.test('a key the API does not know: tool errors UNAUTHORIZED, nothing charged', async (t) => {
+  const { base, ledger } = await serve(t)
+  const { key } = await account(ledger, 'mcp-http-bad@example.pl', 100)
+  const { client } = await connect(t, base, otherKey(key))
+  t.equal((await client.listTools()).tools.length, 7, 'a key was sent: the account tools are offered')
+  const result = await call(client, 'get_regional_pricing', { make: 'VW', model: 'Golf', year: 2017 })
+  t.same([result.isError, result.structured?.code], [true, 'UNAUTHORIZED'])
+  t.equal(await balance(base, key), 100)
+})
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+})
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on every answer', async (t) => {
+  const { base, lines } = await serve(t)
+  const post = async (body: string, headers: Record<string, string> = MCP_HEADERS, method: 'POST' | 'GET' | 'DELETE' = 'POST') => {
+    const response = await request(`${base}/mcp`, { method, body: method === 'POST' ? body : undefined, headers })
+    const text = await response.body.text()
+    return { status: response.statusCode, headers: response.headers, body: JSON.parse(text) as Record<string, any> }
+  }
+
+  const answer = await post(initialize, { ...MCP_HEADERS, 'x-request-id': 'mcp-trace-1' })
+  t.equal(answer.status, 200)
+  t.match(answer.headers['content-type'], /^application\/json/, 'a JSON answer, not an event stream')
+  t.equal(answer.headers['mcp-session-id'], undefined, 'stateless: no session')
+  t.match(answer.body, { jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'carmarket' }, capabilities: { tools: {} } } })
+
+  const refusals: [string, Awaited<ReturnType<typeof post>>, number, string][] = [
+    ['GET', await post('', { accept: 'text/event-stream' }, 'GET'), 405, 'METHOD_NOT_ALLOWED'],
+    ['DELETE', await post('', {}, 'DELETE'), 405, 'METHOD_NOT_ALLOWED'],
+    ['malformed JSON', await post('{"jsonrpc":'), 400, 'INVALID_PARAMETER'],
+    ['a batch', await post(`[${initialize}]`), 400, 'INVALID_PARAMETER'],
+    ['an oversized body', await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(MAX_MCP_BODY_BYTES) } })), 413, 'PAYLOAD_TOO_LARGE'],
+    ['no JSON', await post(initialize, { ...MCP_HEADERS, 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ]
+  for (const [what, refused, status, code] of refusals) {
+    t.same([refused.status, refused.body.status, refused.body.error?.code], [status, 'error', code], `${what}: ${status} ${code} in the API's envelope`)
+    t.ok(refused.headers['x-request-id'], `${what}: with X-Request-Id`)
+  }
+  t.equal(refusals[0]![1].headers.allow, 'POST')
+  t.same(refusals[2]![1].body.error.parameter, 'body')
+
+  // What the SDK refuses is a JSON-RPC error, and carries the request id too.
+  const notAcceptable = await post(initialize, { 'content-type': 'application/json', accept: 'application/json', 'x-request-id': 'mcp-trace-2' })
+  t.same([notAcceptable.status, notAcceptable.body.error?.code], [406, -32000])
+  t.equal(notAcceptable.headers['x-request-id'], 'mcp-trace-2')
+  const notRpc = await post('{"hello":"world"}')
+  t.same([notRpc.status, notRpc.body.error?.code], [400, -32700])
+  const foreign = await post(initialize, { ...MCP_HEADERS, origin: 'https://elsewhere.example' })
+  t.same([foreign.status, foreign.body.error?.message], [403, 'Invalid Origin header: https://elsewhere.example'], "another site's page is refused")
+  t.equal((await post(initialize, { ...MCP_HEADERS, origin: PUBLIC_URL })).status, 200, 'a page of the service itself is not')
+
+  t.equal(answer.headers['x-request-id'], 'mcp-trace-1', 'the request id is echoed')
+  const logged = lines().filter((line) => line.route === '/mcp')
+  t.same(
+    logged.map((line) => [line.method, line.status]),
+    [['POST', 200], ['GET', 405], ['DELETE', 405], ['POST', 400], ['POST', 400], ['POST', 413], ['POST', 415], ['POST', 406], ['POST', 400], ['POST', 403], ['POST', 200]],
+    'each in the request log with its status',
+  )
+  t.match(logged[0], { request_id: 'mcp-trace-1', ip: '127.0.0.1' })
+})
+
+t.test('start-up does not load the MCP SDK: only /mcp and `carmarket mcp` import it, when used', async (t) => {
+  const dist = fileURLToPath(new URL('..', import.meta.url))
+  const modules = new Set<string>()
+  const packages = new Set<string>()
+  // The static imports of the compiled CLI, followed through the project's own modules.
+  const follow = (file: string) => {
+    if (modules.has(file)) return
+    modules.add(file)
+    for (const [, from, bare] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm)) {
+      const specifier = (from ?? bare)!
+      if (specifier.startsWith('.')) follow(join(dirname(file), specifier))
+      else packages.add(specifier)
+    }
+  }
+  follow(join(dist, 'cli', 'main.js'))
+  t.ok(modules.has(join(dist, 'runtime', 'mcp-route.js')), 'the route is there')
+  t.ok(packages.has('lmdb') && packages.has('commander'), 'packages are seen')
+  t.same([...packages].filter((name) => name.startsWith('@modelcontextprotocol/')), [], 'no module of the SDK')
+  t.same([...modules].filter((file) => file.startsWith(join(dist, 'mcp'))), [], 'nor of mcp/')
+})

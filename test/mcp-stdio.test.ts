@@ -1,0 +1,126 @@
+import { execFile } from 'node:child_process'
+import { createServer as createHttpServer } from 'node:http'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import t, { type Test } from 'tap'
+import { openApiDocument } from '../runtime/openapi.js'
+import { account, balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
+import { CLI, build, freshDir, otherKey, spawnServe } from './support.js'
+
+/** `carmarket mcp` as a desktop client runs it, with the SDK's own client on its stdin and stdout. */
+async function mcp(t: Test, args: readonly string[], env: Record<string, string> = {}) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], env: { ...getDefaultEnvironment(), ...env }, stderr: 'pipe' })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const client = new Client({ name: 'carmarket-test', version: '1.0.0' })
+  // A line on stdout that is not an MCP message would land here.
+  const errors: Error[] = []
+  client.onerror = (error) => errors.push(error)
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  return { client, errors, stderr: () => stderr }
+}
+
+async function serve(t: Test, demoQuota: number) {
+  const { snapshots } = await build(t, MARKET)
+  const ledger = freshDir(t)
+  const served = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--rate-limit', '0', '--demo-quota', String(demoQuota), '--no-request-log'])
+  const base = `http://127.0.0.1:${served.port}`
+  return { base, ledger, document: openApiDocument(new Date().getUTCFullYear() + 1, base) as Record<string, any> }
+}
+
+t.test('keyless: the market tools, answered by the demo tier of the address', async (t) => {
+  const { base, document } = await serve(t, 10)
+  const { client, errors, stderr } = await mcp(t, ['--base-url', base])
+  await checkTools(t, client, document, false)
+  await checkKeylessCalls(t, client, base)
+  await t.rejects(client.callTool({ name: 'get_account', arguments: {} }), McpError, 'no account tools without a key')
+  t.match(stderr(), /keyless/, 'it says so on stderr')
+  t.same(errors, [], 'nothing but MCP messages on stdout')
+})
+
+t.test('with --api-key: the account tools too, and every call is metered', async (t) => {
+  const { base, ledger, document } = await serve(t, 10)
+  const { key } = await account(ledger, 'mcp-stdio@example.pl', 1000)
+  const { client, errors } = await mcp(t, ['--base-url', base, '--api-key', key])
+  await checkTools(t, client, document, true)
+  await checkKeyedCalls(t, client, base, key)
+  t.same(errors, [], 'nothing but MCP messages on stdout')
+})
+
+t.test('with CARMARKET_API_KEY and CARMARKET_BASE_URL from the environment', async (t) => {
+  const { base, ledger } = await serve(t, 10)
+  const { key } = await account(ledger, 'mcp-env@example.pl', 100)
+  const { client } = await mcp(t, [], { CARMARKET_API_KEY: key, CARMARKET_BASE_URL: base })
+  t.equal((await client.listTools()).tools.length, 7)
+  const result = await call(client, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })
+  t.same([result.isError, result.structured?.credits_remaining], [false, 94])
+  t.equal(await balance(base, key), 94)
+})
+
+t.test('a key the API does not know: tool errors UNAUTHORIZED', async (t) => {
+  const { base, ledger } = await serve(t, 10)
+  const { key } = await account(ledger, 'mcp-bad@example.pl', 100)
+  const { client } = await mcp(t, ['--base-url', base, '--api-key', otherKey(key)])
+  for (const name of ['get_market_valuation', 'get_account']) {
+    const result = await call(client, name, name === 'get_account' ? {} : { make: 'VW', model: 'Golf', year: 2017 })
+    t.same([result.isError, result.structured?.code], [true, 'UNAUTHORIZED'], name)
+  }
+  t.equal(await balance(base, key), 100)
+})
+
+/** A TCP server on a free port that accepts connections and never says a word. */
+async function silent(t: Test): Promise<number> {
+  const sockets = new Set<Socket>()
+  const server = createServer((socket) => sockets.add(socket))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.close()
+    for (const socket of sockets) socket.destroy()
+  })
+  return (server.address() as AddressInfo).port
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+t.test('an API that cannot be reached: a tool error that says so, and the server goes on', async (t) => {
+  const port = await closedPort()
+  const { client } = await mcp(t, ['--base-url', `http://127.0.0.1:${port}`])
+  const refused = await call(client, 'get_market_valuation', { make: 'VW', model: 'Golf', year: 2017 })
+  t.equal(refused.isError, true)
+  t.equal(refused.structured, undefined, 'no API answer to structure')
+  t.match(refused.text, new RegExp(`could not be reached \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)`))
+  t.equal((await client.listTools()).tools.length, 5, 'still serving')
+
+  const { client: waiting } = await mcp(t, ['--base-url', `http://127.0.0.1:${await silent(t)}`, '--timeout', '300'])
+  const timedOut = await call(waiting, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })
+  t.equal(timedOut.isError, true)
+  t.match(timedOut.text, /could not be reached \(Headers Timeout Error, UND_ERR_HEADERS_TIMEOUT\)/)
+})
+
+t.test("an answer that is not the API's envelope (a proxy's error page): a tool error that says so", async (t) => {
+  const proxy = createHttpServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>'))
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => proxy.close())
+  const { client } = await mcp(t, ['--base-url', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`])
+  const result = await call(client, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })
+  t.same([result.isError, result.structured], [true, undefined])
+  t.equal(result.text, 'The API answered with HTTP status 502 and a body that is not its JSON envelope.')
+})
+
+t.test('a base URL that is no http address is refused at start', async (t) => {
+  const failed = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    execFile(process.execPath, [CLI, 'mcp', '--base-url', 'ftp://example.test'], (error, _stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stderr })),
+  )
+  t.equal(failed.code, 1)
+  t.match(failed.stderr, /--base-url must be an http or https address/)
+})
