@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { readJsonBody } from './json-body.js'
 import type { ApiResponse } from './send.js'
+import type { Exchange } from './server.js'
 
 /**
  * The largest /mcp body: a tool call is a few hundred bytes (the API bounds every
@@ -10,7 +11,7 @@ export const MAX_MCP_BODY_BYTES = 16 * 1024
 
 export interface McpRouteOptions {
   /** Runtime.call: a market or account operation, metered as over HTTP. */
-  readonly call: (path: string, query: string, key: string | undefined, ip: string) => Promise<{ readonly status: number; readonly body: string }>
+  readonly call: (path: string, query: string, key: string | undefined, ip: string, exchange: Exchange) => Promise<{ readonly status: number; readonly body: string }>
   /** The served OpenAPI document, whose operations the tools are. */
   readonly openApiJson: string
   /** The address callers reach the service at. */
@@ -28,7 +29,7 @@ export interface McpRouteOptions {
 export function mcpRoute(options: McpRouteOptions) {
   let loading: ReturnType<typeof load> | undefined
   const origin = new URL(options.publicUrl).origin
-  return async (req: IncomingMessage, res: ApiResponse, _query: string, ip: string): Promise<void> => {
+  return async (req: IncomingMessage, res: ApiResponse, _query: string, ip: string, exchange: Exchange): Promise<void> => {
     const body = await readJsonBody(req, MAX_MCP_BODY_BYTES)
     const { answerMcp, tools } = await (loading ??= load(options.openApiJson))
     const header = req.headers['x-api-key']
@@ -37,7 +38,7 @@ export function mcpRoute(options: McpRouteOptions) {
     res.setHeader('X-Request-Id', res.requestId)
     await answerMcp({
       toolset: tools,
-      call: (path, query) => options.call(path, query, key, ip),
+      call: (path, query) => options.call(path, query, key, ip, exchange),
       keyed: key !== undefined,
       origin,
       req,

@@ -55,7 +55,7 @@ export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
 
 /** What the request log learns of a request as it is handled. */
-interface Exchange {
+export interface Exchange {
   route: string | null
   account: string | null
 }
@@ -110,7 +110,7 @@ export class Runtime {
       const maxYear = snapshot?.maxYear ?? new Date().getUTCFullYear() + 1
       this.document = { ...servedDocument(maxYear, publicUrl), maxYear }
       for (const [path, handle] of webRoutes(this.document.body, publicUrl, options.demoQuota)) this.get(path, handle)
-      this.post('/mcp', mcpRoute({ call: (path, query, key, ip) => this.call(path, query, key, ip), openApiJson: this.document.body, publicUrl }))
+      this.post('/mcp', mcpRoute({ call: (...args) => this.call(...args), openApiJson: this.document.body, publicUrl }))
     }
     this.served = new ServedSnapshot(options.snapshots, (result, serving) => {
       this.metrics.swap(result)
@@ -253,9 +253,9 @@ export class Runtime {
    * Calls a data route (a market or account operation) from inside the process, as
    * `ip` with `key`: what the MCP endpoint does for its tools, so that their calls are
    * metered exactly like HTTP calls. Never throws: a failure is its error envelope.
+   * `exchange` is the enclosing request's, so its log line names the account.
    */
-  async call(path: string, query: string, key: string | undefined, ip: string): Promise<CallResult> {
-    const exchange: Exchange = { route: path, account: null }
+  async call(path: string, query: string, key: string | undefined, ip: string, exchange: Exchange = { route: path, account: null }): Promise<CallResult> {
     try {
       const call = this.calls.get(path)
       if (call === undefined) throw new ApiError('NOT_FOUND', `No operation ${JSON.stringify(path.slice(0, 100))}.`)

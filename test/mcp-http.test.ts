@@ -61,12 +61,15 @@ t.test('keyless over /mcp: the market tools, in the demo quota of the caller add
 })
 
 t.test('keyed over /mcp: the account tools too, and every call is metered', async (t) => {
-  const { base, ledger, document } = await serve(t)
-  const { key } = await account(ledger, 'mcp-http@example.pl', 1000)
+  const { base, ledger, document, lines } = await serve(t)
+  const { key, id } = await account(ledger, 'mcp-http@example.pl', 1000)
   const { client, errors } = await connect(t, base, key)
   await checkTools(t, client, document, true)
   await checkKeyedCalls(t, client, base, key)
   t.same(errors, [])
+  const calls = lines().filter((line) => line.route === '/mcp' && line.account_id !== null)
+  t.ok(calls.length >= 7, 'the log lines of tool calls name the account')
+  t.ok(calls.every((line) => line.account_id === id))
 })
 
 t.test('a key the API does not know: tool errors UNAUTHORIZED, nothing charged', async (t) => {
