@@ -108,6 +108,7 @@ const servers: Server[] = [
     ['keyed valuation', VALUATION, ['--no-request-log']],
     ['keyed valuation, request log on (read through a pipe)', VALUATION, []],
     ['keyed valuation, mileage window', `${VALUATION}&mileage=150000`, ['--no-request-log']],
+    ['keyed valuation, 2 workers (sharing the 2 cores with wrk)', VALUATION, ['--no-request-log', '--workers', '2']],
   ] as const).map(([label, path, flags]) => ({ label, path, headers: { 'x-api-key': key }, start: () => serve(flags) })),
 ]
 const dir = await snapshots()
