@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CURRENT_LINK } from '../format/schema.js'
+import { BUILD_ID_PATTERN, CURRENT_LINK } from '../format/schema.js'
 import { BuildError } from './build-error.js'
 
 /**
@@ -13,7 +13,6 @@ import { BuildError } from './build-error.js'
 
 const STAGING_PREFIX = '.building-'
 const LOCK_FILE = '.build.lock'
-const BUILD_ID = /^\d{8}T\d{9}Z-[0-9a-f]{6}$/
 
 /** Sortable and unique: the UTC time of the build to the millisecond and a random suffix. */
 export function newBuildId(now = new Date()): string {
@@ -86,7 +85,7 @@ export function prune(snapshots: string, keep: number): string[] {
     current = undefined
   }
   const published = readdirSync(snapshots)
-    .filter((e) => BUILD_ID.test(e))
+    .filter((e) => BUILD_ID_PATTERN.test(e))
     .sort()
     .reverse()
   const removed = published.slice(Math.max(keep, 1)).filter((id) => id !== current)

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, watch, type FSWatcher } from 'node:fs'
 import { join } from 'node:path'
-import { CURRENT_LINK, SNAPSHOT_FILE } from '../format/schema.js'
+import { BUILD_ID_PATTERN, CURRENT_LINK, SNAPSHOT_FILE } from '../format/schema.js'
 import { notReady } from '../query/api-error.js'
 import { Snapshot } from '../query/snapshot.js'
 import { logEvent } from './events.js'
@@ -39,12 +39,10 @@ export class ServedSnapshot {
     /** Told of every swap and refusal, with the snapshot served afterwards. */
     private readonly onChange: (result: 'swapped' | 'refused', serving: Snapshot | undefined) => void,
   ) {
-    try {
-      this.current = { snapshot: Snapshot.open(path), users: 0, retired: false }
-    } catch (error) {
-      // Alive but not ready (/readyz says so) until a build publishes one.
-      logEvent('warn', 'no snapshot is open', { reason: (error as Error).message })
-    }
+    const dir = Snapshot.locate(path)
+    const first = dir === undefined ? undefined : this.start(dir)
+    if (first === undefined) logEvent('warn', 'no snapshot is open: not ready until a build publishes one', { snapshots: path })
+    else this.current = { snapshot: first, users: 0, retired: false }
     // A single snapshot folder never changes; a snapshots folder is watched for `current`.
     if (!existsSync(join(path, SNAPSHOT_FILE))) {
       mkdirSync(path, { recursive: true })
@@ -54,6 +52,32 @@ export class ServedSnapshot {
       this.watcher.on('error', (error) => logEvent('warn', 'the snapshots folder cannot be watched; it is polled', { reason: error.message }))
     }
     this.poller = setInterval(() => this.reload(false), POLL_MS).unref()
+  }
+
+  /**
+   * The snapshot to start with: `dir`, or when it fails its check (a restart, or a
+   * replaced worker, after a broken snapshot was published) the newest other published
+   * one that passes, so the service answers with the last good data rather than none.
+   */
+  private start(dir: string): Snapshot | undefined {
+    const published = existsSync(join(this.path, SNAPSHOT_FILE))
+      ? []
+      : readdirSync(this.path)
+          .filter((name) => BUILD_ID_PATTERN.test(name) && join(this.path, name) !== dir)
+          .sort()
+          .reverse()
+          .map((name) => join(this.path, name))
+    for (const candidate of [dir, ...published]) {
+      try {
+        const snapshot = openChecked(candidate)
+        if (candidate !== dir) logEvent('warn', 'serving an older snapshot: the current one was refused', { snapshot: candidate })
+        return snapshot
+      } catch (error) {
+        if (candidate === dir) this.refused = dir
+        logEvent('error', 'snapshot refused', { snapshot: candidate, reason: (error as Error).message })
+      }
+    }
+    return undefined
   }
 
   /** The snapshot served now, for a request that uses it synchronously. */
@@ -84,12 +108,10 @@ export class ServedSnapshot {
     const dir = Snapshot.locate(this.path)
     if (dir === undefined || dir === this.current?.snapshot.dir) return 'unchanged'
     if (dir === this.refused && !retry) return 'unchanged'
-    let next: Snapshot | undefined
+    let next: Snapshot
     try {
-      next = Snapshot.open(dir)
-      next.check(CHECKED_ANSWERS)
+      next = openChecked(dir)
     } catch (error) {
-      void next?.close()
       this.refused = dir
       logEvent('error', 'new snapshot refused; the old one keeps serving', { snapshot: dir, serving: this.current?.snapshot.dir ?? null, reason: (error as Error).message })
       this.onChange('refused', this.current?.snapshot)
@@ -112,5 +134,17 @@ export class ServedSnapshot {
     this.watcher?.close()
     clearInterval(this.poller)
     await this.current?.snapshot.close()
+  }
+}
+
+/** A snapshot opened and checked as it will be served; closed again if the check fails. */
+function openChecked(dir: string): Snapshot {
+  const snapshot = Snapshot.open(dir)
+  try {
+    snapshot.check(CHECKED_ANSWERS)
+    return snapshot
+  } catch (error) {
+    void snapshot.close()
+    throw error
   }
 }

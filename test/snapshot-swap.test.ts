@@ -123,7 +123,7 @@ t.test('a new build is served under load: no request fails or mixes two snapshot
   t.not(third15.figures, after, 'answers come from the mended build')
 })
 
-t.test('snapshot files LMDB cannot map safely (empty, cut short) are refused, not crashed on; SIGHUP with nothing new changes nothing', async (t) => {
+t.test('snapshot files LMDB cannot map safely (empty, cut short) are refused, not crashed on, also at start; SIGHUP with nothing new changes nothing', async (t) => {
   const { snapshots, report } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
   const served = basename(report.snapshot)
@@ -141,6 +141,12 @@ t.test('snapshot files LMDB cannot map safely (empty, cut short) are refused, no
   }
   t.match(server.log(), /cut short/)
   t.match(server.log(), /not an LMDB file/)
+
+  // A server (or a replaced worker) starting while `current` is broken serves the newest good snapshot.
+  const restarted = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
+  const restartedReady = (await (await request(`http://127.0.0.1:${restarted.port}/readyz`)).body.json()) as { data: { snapshot: string } }
+  t.equal(restartedReady.data.snapshot, served, 'the last good snapshot, not none')
+  t.match(restarted.log(), /"message":"serving an older snapshot: the current one was refused"/)
 
   pointCurrent(snapshots, served)
   server.child.kill('SIGHUP')
