@@ -1,14 +1,12 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 t.test('two server processes, 300 concurrent keyed calls, a balance for exactly 37', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const ledgerDir = freshDir(t)
-  const setup = LmdbLedger.open(ledgerDir)
-  const { account, key } = await setup.createAccount('flota@example.pl', 37 * 8 + 7, 'grant', 'test')
-  await setup.close()
+  const { id, key } = await account(ledgerDir, 'flota@example.pl', 37 * 8 + 7)
   const args = ['--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0']
   const servers = [await spawnServe(t, args), await spawnServe(t, args)]
   const dispatcher = new Agent({ connections: 50 })
@@ -30,9 +28,9 @@ t.test('two server processes, 300 concurrent keyed calls, a balance for exactly 
 
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  const final = ledger.account(account.id)!
+  const final = ledger.account(id)!
   t.equal(final.balance, 7, 'the final balance is exact')
-  const entries = ledger.entries(account.id, 200)
+  const entries = ledger.entries(id, 200)
   t.equal(entries.reduce((sum, e) => sum + e.credits, 0), final.balance, 'balance = sum of the entries')
   t.equal(entries.filter((e) => e.type === 'charge').length, 37)
   const acknowledged = new Set(ok.map((s) => s.remaining))

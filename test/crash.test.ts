@@ -1,14 +1,12 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 t.test('a server killed with SIGKILL under load loses no acknowledged debit and half-writes nothing', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const ledgerDir = freshDir(t)
-  const setup = LmdbLedger.open(ledgerDir)
-  const { account, key } = await setup.createAccount('crash@example.pl', 1_000_000, 'grant', 'test')
-  await setup.close()
+  const { id, key } = await account(ledgerDir, 'crash@example.pl', 1_000_000)
   const acknowledged = new Set<number>()
 
   for (const killAfterMs of [150, 400, 700, 1000]) {
@@ -36,12 +34,12 @@ t.test('a server killed with SIGKILL under load loses no acknowledged debit and 
     void dispatcher.destroy()
 
     const ledger = LmdbLedger.open(ledgerDir)
-    const state = ledger.account(account.id)!
-    const history = ledger.entries(account.id, 200)
+    const state = ledger.account(id)!
+    const history = ledger.entries(id, 200)
     const charges = new Set(
-      [...ledger.entries(account.id, 1_000_000)].filter((e) => e.type === 'charge').map((e) => e.balance_after),
+      [...ledger.entries(id, 1_000_000)].filter((e) => e.type === 'charge').map((e) => e.balance_after),
     )
-    const all = ledger.entries(account.id, 1_000_000)
+    const all = ledger.entries(id, 1_000_000)
     t.ok(state.balance >= 0, `killed after ${killAfterMs} ms: the balance is not negative (${state.balance})`)
     t.equal(all.reduce((sum, e) => sum + e.credits, 0), state.balance, `killed after ${killAfterMs} ms: balance = sum of entries`)
     t.equal(state.entries, all.length, 'the entry count matches the entries')

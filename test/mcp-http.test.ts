@@ -9,8 +9,8 @@ import { request } from 'undici'
 import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
 import { RequestLog } from '../runtime/request-log.js'
 import { Runtime } from '../runtime/server.js'
-import { account, balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
-import { build, freshDir, otherKey } from './support.js'
+import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
+import { account, build, freshDir, otherKey } from './support.js'
 
 const PUBLIC_URL = 'https://api.example.test'
 

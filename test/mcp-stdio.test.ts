@@ -6,8 +6,8 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
 import { openApiDocument } from '../runtime/openapi.js'
-import { account, balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
-import { CLI, build, freshDir, otherKey, spawnServe } from './support.js'
+import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
+import { CLI, account, build, freshDir, otherKey, spawnServe } from './support.js'
 
 /** `carmarket mcp` as a desktop client runs it, with the SDK's own client on its stdin and stdout. */
 async function mcp(t: Test, args: readonly string[], env: Record<string, string> = {}) {

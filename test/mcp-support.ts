@@ -2,7 +2,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Test } from 'tap'
 import { request } from 'undici'
 import { TOOL_PATHS } from '../mcp/tools.js'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { rows, toCsv } from './support.js'
 
 /** 30 listings of a 2017 Golf, enough for every market operation to answer; 4 of a Polo, too few. */
@@ -33,17 +32,6 @@ export async function http(base: string, path: string, args: Args = {}, key?: st
   const query = new URLSearchParams(Object.entries(args).map(([name, value]): [string, string] => [name, String(value)])).toString()
   const response = await request(`${base}${path}${query === '' ? '' : `?${query}`}`, { headers: key === undefined ? {} : { 'x-api-key': key } })
   return { status: response.statusCode, body: (await response.body.json()) as Envelope }
-}
-
-/** An account with `credits` on the ledger folder the server under test uses. */
-export async function account(ledgerDir: string, email: string, credits: number): Promise<{ id: string; key: string }> {
-  const ledger = LmdbLedger.open(ledgerDir)
-  try {
-    const { account, key } = await ledger.createAccount(email, credits, 'grant', 'mcp test')
-    return { id: account.id, key }
-  } finally {
-    await ledger.close()
-  }
 }
 
 export const balance = async (base: string, key: string) => (await http(base, '/v1/account/me', {}, key)).body.data?.credits_remaining as number

@@ -1,15 +1,12 @@
 import t from 'tap'
 import { request } from 'undici'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { LATENCY_BUCKETS } from '../runtime/metrics.js'
-import { build, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
+import { account, build, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
 
 t.test('GET /metrics: requests by route and status, latency, refusals, ledger commits, the snapshot; no keys, addresses or ids', async (t) => {
   const { snapshots, report } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const ledgerDir = freshDir(t)
-  const setup = LmdbLedger.open(ledgerDir)
-  const { key } = await setup.createAccount('metryki@example.pl', 100, 'grant', 'test')
-  await setup.close()
+  const { key } = await account(ledgerDir, 'metryki@example.pl', 100)
   const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '12', '--demo-quota', '2', '--trusted-proxy', '127.0.0.1'])
   const base = `http://127.0.0.1:${server.port}`
   const ids: string[] = []

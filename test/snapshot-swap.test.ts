@@ -6,7 +6,7 @@ import { Agent, request } from 'undici'
 import { runBuild } from '../build/run-build.js'
 import { ANSWERS_OPTIONS, CURRENT_LINK, SNAPSHOT_FILE } from '../format/schema.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { build, freshDir, metric, rows, spawnServe, toCsv, vehicle, writeExport } from './support.js'
+import { account, build, freshDir, metric, rows, spawnServe, toCsv, vehicle, writeExport } from './support.js'
 
 const golf = vehicle('VW', 'Golf', 2017)
 const valuation = '/v1/market/valuation?make=VW&model=Golf&year=2017'
@@ -51,9 +51,7 @@ t.test('a new build is served under load: no request fails or mixes two snapshot
   const before = figuresOf(first.snapshot.valuation(golf))
 
   const ledgerDir = freshDir(t)
-  const setup = LmdbLedger.open(ledgerDir)
-  const { account, key } = await setup.createAccount('swap@example.pl', 1_000_000, 'grant', 'test')
-  await setup.close()
+  const { id, key } = await account(ledgerDir, 'swap@example.pl', 1_000_000)
   const server = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0'])
   const dispatcher = new Agent({ connections: 8 })
   t.teardown(() => dispatcher.close())
@@ -94,7 +92,7 @@ t.test('a new build is served under load: no request fails or mixes two snapshot
   t.equal(seen.filter((s) => s.figures !== before && s.figures !== after).length, 0, 'every answer is wholly one snapshot or the other')
   t.ok(seen.some((s) => s.figures === before) && seen.some((s) => s.figures === after))
   const ledger = LmdbLedger.open(ledgerDir)
-  t.equal(ledger.account(account.id)!.balance, 1_000_000 - 8 * seen.length, 'every answer was debited once')
+  t.equal(ledger.account(id)!.balance, 1_000_000 - 8 * seen.length, 'every answer was debited once')
   await ledger.close()
 
   const ready = async () => ((await (await request(`http://127.0.0.1:${server.port}/readyz`)).body.json()) as { data: { snapshot: string; as_of: string } }).data

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { Test } from 'tap'
 import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
+import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { Snapshot } from '../query/snapshot.js'
 
 /** A row of a test export: every column of the data contract, as text. */
@@ -202,4 +203,15 @@ export function outboxMail(outbox: string, to: string): { to: string; subject: s
     .sort()
     .map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')) as { to: string; subject: string; text: string })
     .filter((m) => m.to === to)
+}
+
+/** An account with `credits` (a grant) on a ledger folder a server under test uses. */
+export async function account(ledgerDir: string, email: string, credits: number): Promise<{ id: string; key: string }> {
+  const ledger = LmdbLedger.open(ledgerDir)
+  try {
+    const { account, key } = await ledger.createAccount(email, credits, 'grant', 'test')
+    return { id: account.id, key }
+  } finally {
+    await ledger.close()
+  }
 }

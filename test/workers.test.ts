@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { build, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
+import { account, build, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const valuation = '/v1/market/valuation?make=VW&model=Golf&year=2017'
@@ -9,9 +9,7 @@ const valuation = '/v1/market/valuation?make=VW&model=Golf&year=2017'
 t.test('serve --workers 2: balances, the demo quota and the rate limit stay exact across workers', async (t) => {
   const { snapshots } = await build(t, data)
   const ledgerDir = freshDir(t)
-  const setup = LmdbLedger.open(ledgerDir)
-  const { account, key } = await setup.createAccount('flota@example.pl', 37 * 8 + 7, 'grant', 'test')
-  await setup.close()
+  const { id, key } = await account(ledgerDir, 'flota@example.pl', 37 * 8 + 7)
   const server = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0', '--demo-quota', '5'], { stdout: true })
   t.match(server.log(), /\(2 workers\)/)
   const dispatcher = new Agent({ connections: 40 })
@@ -49,7 +47,7 @@ t.test('serve --workers 2: balances, the demo quota and the rate limit stay exac
 
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  t.equal(ledger.account(account.id)!.balance, 7)
+  t.equal(ledger.account(id)!.balance, 7)
 })
 
 t.test('serve --workers 2: the rate limit is exact across workers', async (t) => {
