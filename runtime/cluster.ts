@@ -111,6 +111,13 @@ export function runPrimary(count: number, onListening: (address: string, port: n
   })
 }
 
+/** What a worker does at the primary's request. */
+interface WorkerOrders {
+  readonly sample: () => MetricsSample
+  readonly reload: () => void
+  readonly stop: () => void
+}
+
 /**
  * A worker's side: `gather` asks the primary for every worker's counts summed (the
  * runtime's gatherMetrics), and serve() answers the primary's requests for this
@@ -118,7 +125,7 @@ export function runPrimary(count: number, onListening: (address: string, port: n
  */
 export function workerLink(): {
   readonly gather: (own: MetricsSample) => Promise<MetricsSample>
-  readonly serve: (worker: { sample: () => MetricsSample; reload: () => void; stop: () => void }) => void
+  readonly serve: (worker: WorkerOrders) => void
 } {
   const waiting = new Map<number, (sample: MetricsSample) => void>()
   let nextId = 0
@@ -137,7 +144,7 @@ export function workerLink(): {
       })
       process.send!({ carmarket: 'gather', id } satisfies Message)
     })
-  const serve = (worker: { sample: () => MetricsSample; reload: () => void; stop: () => void }) => {
+  const serve = (worker: WorkerOrders) => {
     process.on('message', (message: unknown) => {
       if (!isMessage(message)) return
       if (message.carmarket === 'sample?') process.send!({ carmarket: 'sample', id: message.id, sample: worker.sample() } satisfies Message)

@@ -32,6 +32,8 @@ export class ServedSnapshot {
   /** The folder last refused, not retried until `current` names another or reload() is asked for. */
   private refused: string | undefined
   private readonly watcher: FSWatcher | undefined
+  /** `path` is one snapshot folder, not a snapshots folder with builds and `current`. */
+  private readonly single: boolean
   private readonly poller: NodeJS.Timeout
 
   constructor(
@@ -39,12 +41,13 @@ export class ServedSnapshot {
     /** Told of every swap and refusal, with the snapshot served afterwards. */
     private readonly onChange: (result: 'swapped' | 'refused', serving: Snapshot | undefined) => void,
   ) {
+    this.single = existsSync(join(path, SNAPSHOT_FILE))
     const dir = Snapshot.locate(path)
     const first = dir === undefined ? undefined : this.start(dir)
     if (first === undefined) logEvent('warn', 'no snapshot is open: not ready until a build publishes one', { snapshots: path })
     else this.current = { snapshot: first, users: 0, retired: false }
     // A single snapshot folder never changes; a snapshots folder is watched for `current`.
-    if (!existsSync(join(path, SNAPSHOT_FILE))) {
+    if (!this.single) {
       mkdirSync(path, { recursive: true })
       this.watcher = watch(path, (_event, name) => {
         if (name === CURRENT_LINK) this.reload(false)
@@ -60,7 +63,7 @@ export class ServedSnapshot {
    * one that passes, so the service answers with the last good data rather than none.
    */
   private start(dir: string): Snapshot | undefined {
-    const published = existsSync(join(this.path, SNAPSHOT_FILE))
+    const published = this.single
       ? []
       : readdirSync(this.path)
           .filter((name) => BUILD_ID_PATTERN.test(name) && join(this.path, name) !== dir)
