@@ -1,5 +1,5 @@
 import { BuildError } from '../build/build-error.js'
-import { LedgerError } from '../ledger/lmdb-ledger.js'
+import { LedgerError } from '../ledger/ledger-error.js'
 import { ApiError } from '../query/api-error.js'
 
 /** A mistake in how a command was called; its message is all the operator needs. */

@@ -5,6 +5,7 @@ import { accountsCommand } from './accounts-command.js'
 import { buildCommand } from './build-command.js'
 import { creditsCommand } from './credits-command.js'
 import { generateCommand } from './generate-command.js'
+import { isCommitEcho } from '../ledger/lmdb-writes.js'
 import { handleError } from './handle-error.js'
 import { keysCommand } from './keys-command.js'
 import { ledgerCommand } from './ledger-command.js'
@@ -28,5 +29,11 @@ const program = new Command('carmarket')
   .addCommand(creditsCommand)
   .addCommand(usageCommand)
   .addCommand(ledgerCommand)
+
+// lmdb-js rejects internal promises of a failed commit that nobody awaits; the commit's
+// own caller has its answer, so only other rejections are errors (thrown on, unhandled).
+process.on('unhandledRejection', (reason) => {
+  if (!isCommitEcho(reason)) throw reason
+})
 
 program.parseAsync().catch(handleError)

@@ -1,9 +1,10 @@
 import cluster from 'node:cluster'
 import { Command } from 'commander'
-import { workerLink, runPrimary } from '../runtime/cluster.js'
+import { STORAGE_BROKEN_EXIT, workerLink, runPrimary } from '../runtime/cluster.js'
+import { captureConsole, logEvent } from '../runtime/events.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
-import { DEFAULTS, Runtime } from '../runtime/server.js'
+import { DEFAULTS, DRAIN_MS, Runtime } from '../runtime/server.js'
 import { DEFAULT_SNAPSHOTS, collect, positiveInteger } from './options.js'
 import { ensureSampleSnapshot } from './sample-command.js'
 
@@ -47,6 +48,7 @@ export const serveCommand = new Command('serve')
       process.stderr.write('carmarket: stopped\n')
       return
     }
+    captureConsole()
     const link = cluster.isWorker ? workerLink() : undefined
     const stdout = flags.requestLog && env.CARMARKET_REQUEST_LOG !== 'off' ? stdoutWriter() : undefined
     const runtime = await Runtime.start(
@@ -60,30 +62,45 @@ export const serveCommand = new Command('serve')
         mailer: new OutboxMailer(flags.outbox),
         requestLog: stdout === undefined ? undefined : new RequestLog(stdout.write),
         gatherMetrics: link?.gather,
+        // Requests reach the storage only once the runtime listens, after `stop` is set.
+        onStorageBroken: () => stop(STORAGE_BROKEN_EXIT),
       },
       flags.host,
       port,
     )
     let stopping = false
-    const stop = () => {
+    const stop = (code: number) => {
       if (stopping) return
       stopping = true
       if (cluster.isPrimary) process.stderr.write('carmarket: stopping (finishing requests in flight)\n')
+      // Past the drain, whatever still holds the process (a storage write that never
+      // returns) must not keep it, or a sibling waiting on its ledger lock, alive: a
+      // process killed by a signal releases every lock it held.
+      setTimeout(() => {
+        logEvent('error', 'stopping took too long; the process ends now')
+        process.kill(process.pid, 'SIGKILL')
+      }, DRAIN_MS + 5_000).unref()
       void runtime
         .close()
         .then(() => stdout?.end())
-        .then(() => process.exit(0))
+        .then(() => process.exit(code))
     }
-    process.on('SIGTERM', stop)
-    process.on('SIGINT', stop)
+    process.on('SIGTERM', () => stop(0))
+    process.on('SIGINT', () => stop(0))
+    // A bug: told, and the process stops the way it would on SIGTERM (its exit code says
+    // it failed), so requests in flight are answered and the ledger is closed cleanly.
+    process.on('uncaughtException', (error) => {
+      logEvent('error', 'uncaught exception; stopping', { error: String(error.stack ?? error) })
+      stop(1)
+    })
     process.on('SIGHUP', () => void runtime.reload())
     if (link === undefined) {
       const { address, port } = runtime.address()
       announce(address, port, 'one process')
     } else {
-      link.serve({ sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop })
+      link.serve({ sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop: () => stop(0) })
       // The primary gone (killed): nobody would restart or stop this worker.
-      process.once('disconnect', stop)
+      process.once('disconnect', () => stop(0))
     }
   })
 

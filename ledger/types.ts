@@ -8,7 +8,7 @@ export type AccountStatus = 'active' | 'disabled'
 
 export interface Account {
   readonly id: string
-  /** Normalized: trimmed, lower case. */
+  /** Where mail goes: the address as given, in its delivery form (ledger/mailbox.ts). */
   readonly email: string
   readonly status: AccountStatus
   readonly balance: number
@@ -20,11 +20,16 @@ export interface Account {
   readonly key_prefix: string
   /** Entries written so far; the next entry's sequence number. */
   readonly entries: number
+  /** Whether the current key reached its owner: false while a registration's key e-mail could not be sent. */
+  readonly key_delivered: boolean
 }
 
 export type EntryType = 'signup_bonus' | 'grant' | 'charge' | 'failed_call'
 
-/** One line of an account's history: append only, never changed. */
+/**
+ * One line of an account's history, appended and never changed, but for the count of a
+ * failure entry (zero credits) that later identical failures are added to.
+ */
 export interface Entry {
   readonly id: string
   readonly time: string
@@ -40,7 +45,16 @@ export interface Entry {
   readonly status: string
   /** Why credits were granted (an order, a support case). */
   readonly reference: string | null
+  /**
+   * The calls the entry stands for: 1, but for a failed_call entry, which also counts the
+   * same failure repeated right after it that day, and every failure of the day past the
+   * day's FAILED_CALL_ENTRIES_PER_DAY entries.
+   */
+  readonly count: number
 }
+
+/** Failure entries an account gets per UTC day (a bound on what a stream of bad calls can store). */
+export const FAILED_CALL_ENTRIES_PER_DAY = 100
 
 /** The market call a charge or a failure is recorded for. */
 export interface Call {
@@ -52,41 +66,83 @@ export interface Call {
 
 export type ChargeResult =
   | { readonly ok: true; readonly balance: number; readonly entry: Entry }
-  | { readonly ok: false; readonly reason: 'insufficient_credits' | 'disabled' | 'unknown_account'; readonly balance: number }
+  | { readonly ok: false; readonly reason: 'insufficient_credits' | 'disabled' | 'unknown_account' | 'not_wanted'; readonly balance: number }
 
 export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'exhausted' | 'none'
+
+/** How the writes of a storage engine are faring, for /readyz. */
+export interface WriteHealth {
+  /** Since when (ms since the epoch) writes have been failing; undefined while they commit. */
+  readonly failingSince: number | undefined
+  /** When the latest write failed. */
+  readonly failedAt: number | undefined
+  /** What the engine last said of a failed write. */
+  readonly reason: string | undefined
+  /**
+   * Whether the engine had a fatal error after which no write of this process commits
+   * again (asked of the engine now): the process is to be replaced.
+   */
+  isBroken(): boolean
+}
 
 /** What a ledger write transaction does, as /metrics counts them. */
 export type LedgerWrite = 'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code'
 
+/**
+ * The ledger. Every write either commits or rejects with LedgerError `unavailable` (the
+ * storage cannot be written now; nothing of it happened), never half-done.
+ */
 export interface Ledger {
   /** Write transactions this process has committed, by what they did. */
   readonly commits: Readonly<Record<LedgerWrite, number>>
-  /** Opens an account with `credits` (a signup bonus or a first grant) and its first key; durable before it resolves. */
-  createAccount(email: string, credits: number, type: 'signup_bonus' | 'grant', reference: string | null): Promise<{ account: Account; key: string }>
+  /** Whether writes are committing (after a failure, until one commits again). */
+  readonly health: WriteHealth
+  /** A write of nothing but itself, to learn whether writes commit again. */
+  probe(): Promise<void>
+  /**
+   * Opens an account with `credits` (a signup bonus or a first grant) and its first key;
+   * durable before it resolves. One account per mailbox (ledger/mailbox.ts): another
+   * spelling of a mailbox that has one is `email_taken`. `keyDelivered` false records that
+   * the key is still to be e-mailed (see keyDelivered).
+   */
+  createAccount(
+    email: string,
+    credits: number,
+    type: 'signup_bonus' | 'grant',
+    reference: string | null,
+    keyDelivered?: boolean,
+  ): Promise<{ account: Account; key: string }>
   /** The account a key belongs to, if the key is current. */
   authenticate(key: string): Account | undefined
   account(id: string): Account | undefined
+  /** The account of the mailbox an address (any spelling of it) reaches. */
   accountByEmail(email: string): Account | undefined
   /**
    * Takes `credits` for a successful call in one atomic read-check-write: never below
    * zero, whatever runs concurrently, in any process. Resolves once committed.
+   * `wanted` is asked last, inside the transaction: when the answer can no longer be
+   * delivered (its client is gone) nothing is taken (`not_wanted`).
    */
-  charge(accountId: string, credits: number, call: Call): Promise<ChargeResult>
-  /** Records a failed call as a zero-credit entry with its error code (the balance is untouched). */
+  charge(accountId: string, credits: number, call: Call, wanted?: () => boolean): Promise<ChargeResult>
+  /**
+   * Records a failed call as a zero-credit entry with its error code (the balance is
+   * untouched), or counts it on an earlier entry (see Entry.count).
+   */
   recordFailure(accountId: string, call: Call, code: string): Promise<void>
   /** Adds credits; durable before it resolves. */
   grant(accountId: string, credits: number, reference: string): Promise<Entry>
-  /** A new key for the account; the previous one stops working at once. */
-  issueKey(accountId: string): Promise<string>
+  /** A new key for the account; the previous one stops working at once. `delivered` as in createAccount. */
+  issueKey(accountId: string, delivered?: boolean): Promise<string>
+  /** Records that the account's current key has been e-mailed to its owner. */
+  keyDelivered(accountId: string): Promise<void>
   setStatus(accountId: string, status: AccountStatus): Promise<Account>
-  /** Keeps a one-time code (as a hash) for an e-mail address until `expires` (ms), replacing an earlier one. */
-  putCode(email: string, codeHash: string, expires: number): Promise<void>
+  /** Keeps a one-time code (as a hash) for a mailbox key until `expires` (ms), replacing an earlier one. */
+  putCode(mailbox: string, codeHash: string, expires: number): Promise<void>
   /**
    * Checks a one-time code: a right one is used up; a wrong one counts an attempt, and
    * after `maxAttempts` wrong ones the code is gone.
    */
-  checkCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<CodeCheck>
+  checkCode(mailbox: string, codeHash: string, now: number, maxAttempts: number): Promise<CodeCheck>
   /**
    * Writes a consistent copy of the ledger into the folder `dir` (created; it must not
    * hold a ledger yet), while servers go on writing: the copy is the ledger as of one

@@ -26,7 +26,13 @@ export function mcpServer(toolset: Toolset, call: Caller, keyed: boolean): Serve
     { capabilities: { tools: {} }, instructions: toolset.instructions, jsonSchemaValidator: validator },
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered.map((definition) => definition.tool) }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  // The SDK's server checks a tools/call request itself and refuses a bad one as invalid
+  // params (-32602), but only if it gets to: registered with the full schema, a request
+  // with array `arguments` fails an earlier check as an internal error (-32603) that
+  // shows the validator's text. So it is registered by its method alone, and parsed once
+  // the SDK's own check has passed.
+  server.setRequestHandler(CallToolRequestSchema.pick({ method: true }).passthrough(), async (raw) => {
+    const request = CallToolRequestSchema.parse(raw)
     const { name } = request.params
     const definition = byName.get(name)
     if (definition === undefined) {

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   NOT_READY: 503,
+  SERVICE_UNAVAILABLE: 503,
 } as const
 export type ErrorCode = keyof typeof ERROR_STATUS
 
@@ -51,4 +52,9 @@ export function invalidParameter(parameter: string, message: string): ApiError {
 /** No snapshot is served yet. */
 export function notReady(): ApiError {
   return new ApiError('NOT_READY', 'No snapshot is open yet; build one with carmarket build.')
+}
+
+/** Storage or mail cannot be written now: nothing was charged or counted; retry after `seconds`. */
+export function serviceUnavailable(message: string, seconds: number): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', message, {}, { 'Retry-After': String(seconds) })
 }

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { logEvent } from './events.js'
 import { mergeSamples, type MetricsSample } from './metrics.js'
+import { DRAIN_MS } from './server.js'
 
 /**
  * `carmarket serve --workers N`: N processes under node:cluster share the listening
@@ -13,8 +14,26 @@ import { mergeSamples, type MetricsSample } from './metrics.js'
 
 /** How long the primary waits for every worker's counts before answering /metrics with those it has. */
 const GATHER_MS = 2_000
-/** Replacements allowed in a minute: beyond them a crash loop is stopped rather than fed. */
-const MAX_RESTARTS_PER_MINUTE = 10
+/** Crashes allowed in a minute: beyond them a crash loop is stopped rather than fed. */
+const MAX_CRASHES_PER_MINUTE = 10
+/**
+ * Deaths by these signals are faults of the code or the machine (a crash). SIGKILL,
+ * SIGTERM and the like come from outside (an operator, the OOM killer): the worker is
+ * replaced, but that is no loop to stop.
+ */
+const CRASH_SIGNALS: ReadonlySet<string> = new Set(['SIGSEGV', 'SIGBUS', 'SIGABRT', 'SIGILL', 'SIGFPE', 'SIGSYS', 'SIGTRAP'])
+/**
+ * How long a worker that has left the cluster (its IPC channel closed) may take to end.
+ * One that hangs while ending, with a ledger write of its own unfinished, would hold
+ * LMDB's writer lock against its siblings; killed, it releases every lock it held.
+ */
+const EXIT_GRACE_MS = 5_000
+/**
+ * The exit code of a process whose ledger or counters engine is broken for it (a fatal
+ * LMDB error, see ledger/lmdb-writes.ts): it stopped to be replaced, which is no crash
+ * (EX_TEMPFAIL of sysexits.h). A single-process service leaves that to its supervisor.
+ */
+export const STORAGE_BROKEN_EXIT = 75
 
 type Message =
   | { readonly carmarket: 'gather'; readonly id: number }
@@ -33,16 +52,29 @@ function isMessage(value: unknown): value is Message {
  * running. Resolves with the exit code once every worker has stopped.
  */
 export function runPrimary(count: number, onListening: (address: string, port: number) => void): Promise<number> {
+  // Workers accept connections on the shared socket themselves. Under node's default
+  // (the primary accepts and hands each connection over), a connection being handed to a
+  // worker at the moment it dies is held by the primary and never answered nor closed:
+  // its client hangs until its own timeout. Accepted by the kernel for a worker, it is
+  // closed at once when that worker dies. The cost: the kernel, not a strict rotation,
+  // spreads connections, and a busy worker accepts fewer.
+  cluster.schedulingPolicy = cluster.SCHED_NONE
   let stopping = false
   let announced = false
   const started = new Set<Worker>()
-  let restarts: number[] = []
+  let crashes: number[] = []
   /** /metrics requests being summed: the asking worker, its own id for the request, the counts so far and the workers not heard from. */
   const gathers = new Map<number, { readonly from: Worker; readonly replyTo: number; readonly samples: MetricsSample[]; readonly waiting: Set<Worker>; readonly timer: NodeJS.Timeout }>()
   let nextGather = 0
 
   const live = () => [...started].filter((w) => w.isConnected())
-  const fork = () => started.add(cluster.fork())
+  const fork = () => {
+    const worker = cluster.fork()
+    // A message to a worker that has just died fails (EPIPE); its exit is handled on its
+    // own, and an 'error' nobody listens for would end the primary, and the service.
+    worker.on('error', (error) => logEvent('warn', 'a message to a worker was lost', { pid: worker.process.pid, reason: error.message }))
+    started.add(worker)
+  }
   const finish = (id: number) => {
     const gather = gathers.get(id)
     if (gather === undefined) return
@@ -52,6 +84,14 @@ export function runPrimary(count: number, onListening: (address: string, port: n
   }
 
   const listening = new Set<Worker>()
+  cluster.on('disconnect', (worker) => {
+    const timer = setTimeout(() => {
+      if (worker.process.exitCode !== null || worker.process.signalCode !== null) return
+      logEvent('error', 'a worker that left did not end; killing it', { pid: worker.process.pid })
+      worker.process.kill('SIGKILL')
+    }, EXIT_GRACE_MS)
+    worker.process.once('exit', () => clearTimeout(timer))
+  })
   cluster.on('listening', (worker, address) => {
     listening.add(worker)
     if (announced || listening.size < count) return
@@ -62,7 +102,8 @@ export function runPrimary(count: number, onListening: (address: string, port: n
     if (!isMessage(message)) return
     if (message.carmarket === 'gather') {
       const id = nextGather++
-      const workers = live()
+      // A worker still starting cannot answer yet: waiting for it would stall /metrics.
+      const workers = live().filter((w) => listening.has(w))
       gathers.set(id, { from: worker, replyTo: message.id, samples: [], waiting: new Set(workers), timer: setTimeout(() => finish(id), GATHER_MS) })
       for (const w of workers) w.send({ carmarket: 'sample?', id } satisfies Message)
     } else if (message.carmarket === 'sample') {
@@ -77,7 +118,13 @@ export function runPrimary(count: number, onListening: (address: string, port: n
   return new Promise<number>((resolve) => {
     let code = 0
     const stop = () => {
-      if (!stopping) process.stderr.write('carmarket: stopping the workers (each finishes its requests in flight)\n')
+      if (!stopping) {
+        process.stderr.write('carmarket: stopping the workers (each finishes its requests in flight)\n')
+        // A worker that outlives its own drain is ended, so stopping is bounded.
+        setTimeout(() => {
+          for (const worker of started) worker.process.kill('SIGKILL')
+        }, DRAIN_MS + EXIT_GRACE_MS).unref()
+      }
       stopping = true
       for (const worker of live()) worker.send({ carmarket: 'stop' } satisfies Message)
       if (started.size === 0) resolve(code)
@@ -88,11 +135,12 @@ export function runPrimary(count: number, onListening: (address: string, port: n
       if (!stopping) {
         logEvent('error', 'worker stopped', { pid: worker.process.pid, code: exitCode, signal })
         const now = Date.now()
-        restarts = [...restarts.filter((at) => at > now - 60_000), now]
-        // A worker that never listened failed to start (a bad option, the port in use):
-        // its replacement would too.
-        if (!listening.has(worker) || restarts.length > MAX_RESTARTS_PER_MINUTE) {
-          logEvent('error', listening.has(worker) ? 'workers keep dying; stopping' : 'a worker failed to start; stopping')
+        const crashed = signal === null ? exitCode !== 0 && exitCode !== STORAGE_BROKEN_EXIT : CRASH_SIGNALS.has(signal)
+        if (crashed) crashes = [...crashes.filter((at) => at > now - 60_000), now]
+        // A worker that crashed before it listened failed to start (a bad option, the
+        // port in use): its replacement would too.
+        if ((crashed && !listening.has(worker)) || crashes.length > MAX_CRASHES_PER_MINUTE) {
+          logEvent('error', listening.has(worker) ? 'workers keep crashing; stopping' : 'a worker failed to start; stopping')
           code = 1
           stop()
         } else {

@@ -1,9 +1,18 @@
 import { join } from 'node:path'
 import { open, type RootDatabase } from 'lmdb'
+import { LmdbWrites } from '../ledger/lmdb-writes.js'
+import { privateDir, privateFiles } from '../ledger/private-files.js'
+import type { WriteHealth } from '../ledger/types.js'
 
-/** Demo calls per IP per UTC day, requests per IP per minute, registration codes per address or IP per hour. */
-export type CounterKind = 'demo' | 'rate' | 'signup-email' | 'signup-ip'
+/**
+ * Demo calls per IP per UTC day, requests per IP per minute, registration codes per
+ * mailbox or IP per hour, accounts opened per IP per day.
+ */
+export type CounterKind = 'demo' | 'rate' | 'signup-email' | 'signup-ip' | 'signup-account'
 type Key = [kind: CounterKind, window: number, who: string]
+
+/** What counting one more came to: the new count, or nothing counted because the limit was reached or the count was no longer wanted. */
+export type Counted = number | 'limit' | 'unwanted'
 
 export const COUNTERS_FILE = 'counters.mdb'
 
@@ -14,42 +23,68 @@ export const COUNTERS_FILE = 'counters.mdb'
  * It commits without fsync: a counter lost to a power cut costs a caller nothing but a
  * few extra requests, and not waiting for the disk keeps a count off every request's
  * critical path. Keys lead with their window, so old windows are removed as a range.
+ * A count that cannot be written rejects as LedgerError `unavailable`.
  */
 export class Counters {
-  private constructor(private readonly db: RootDatabase<number, Key>) {}
+  private readonly writes: LmdbWrites
+
+  private constructor(private readonly db: RootDatabase<number, Key>) {
+    this.writes = new LmdbWrites('the counters', db)
+  }
 
   static open(ledger: string): Counters {
-    return new Counters(open<number, Key>({ path: join(ledger, COUNTERS_FILE), noSync: true }))
+    privateDir(ledger)
+    const counters = new Counters(open<number, Key>({ path: join(ledger, COUNTERS_FILE), noSync: true }))
+    privateFiles(ledger)
+    return counters
+  }
+
+  get health(): WriteHealth {
+    return this.writes
   }
 
   /** The count of a window. */
-  count(kind: CounterKind, window: number, ip: string): number {
-    return this.db.get([kind, window, ip]) ?? 0
+  count(kind: CounterKind, window: number, who: string): number {
+    return this.db.get([kind, window, who]) ?? 0
   }
 
   /**
-   * Counts one more for `ip` in `window` if that keeps it at most `limit`; resolves to
-   * the new count, or undefined when the limit was already reached (nothing counted).
+   * Counts one more for `who` in `window` if that keeps it at most `limit`. `wanted` is
+   * asked last, inside the transaction: a count for an answer that can no longer be
+   * delivered is not made.
    */
-  countUpTo(kind: CounterKind, window: number, ip: string, limit: number): Promise<number | undefined> {
-    const key: Key = [kind, window, ip]
-    return this.db.transaction(() => {
-      const count = (this.db.get(key) ?? 0) + 1
-      if (count > limit) return undefined
-      void this.db.put(key, count)
-      return count
-    })
+  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = always): Promise<Counted> {
+    const key: Key = [kind, window, who]
+    return this.writes.commit(() =>
+      this.db.transaction((): Counted => {
+        const count = (this.db.get(key) ?? 0) + 1
+        if (count > limit) return 'limit'
+        if (!wanted()) return 'unwanted'
+        void this.db.put(key, count)
+        return count
+      }),
+    )
   }
 
   /** Removes the windows of `kind` before `window` (each kind's own unit: minutes, days or hours). */
   async forgetBefore(kind: CounterKind, window: number): Promise<void> {
     const old = [...this.db.getKeys({ start: [kind], end: [kind, window] })]
-    await this.db.transaction(() => {
-      for (const key of old) void this.db.remove(key)
-    })
+    await this.writes.commit(() =>
+      this.db.transaction(() => {
+        for (const key of old) void this.db.remove(key)
+      }),
+    )
+  }
+
+  /** A write of nothing but itself, to learn whether writes commit again (in a window long gone, which the next sweep removes). */
+  async probe(): Promise<void> {
+    await this.writes.commit(() => this.db.transaction(() => void this.db.put(['rate', 0, 'probe'], Date.now())))
   }
 
   close(): Promise<void> {
-    return this.db.close()
+    // lmdb-js would wait for the writes a broken environment never settles; the process is ending.
+    return this.writes.broken ? Promise.resolve() : this.db.close()
   }
 }
+
+const always = () => true

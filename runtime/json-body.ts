@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { ApiError, invalidParameter } from '../query/api-error.js'
+import { ClientGone } from './client-gone.js'
 
 /** The largest JSON body a route takes unless it says otherwise: registration bodies are a few dozen bytes. */
 export const MAX_BODY_BYTES = 4096
@@ -14,10 +15,23 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge(limit)
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > limit) throw tooLarge(limit)
-    chunks.push(chunk as Buffer)
+  // A client that ends its side (or resets) before its body is complete will never send
+  // the rest: its request is over, not left to the request timeout.
+  const cutShort = () => {
+    if (!req.complete) req.destroy(new ClientGone())
+  }
+  if (req.socket.readableEnded) cutShort()
+  else req.socket.once('end', cutShort)
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length
+      if (size > limit) throw tooLarge(limit)
+      chunks.push(chunk as Buffer)
+    }
+  } catch (error) {
+    throw req.complete ? error : new ClientGone()
+  } finally {
+    req.socket.off('end', cutShort)
   }
   let body: unknown
   try {

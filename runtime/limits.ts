@@ -1,5 +1,7 @@
+import { LedgerError } from '../ledger/ledger-error.js'
 import { ApiError } from '../query/api-error.js'
-import type { Counters } from './counters.js'
+import { ClientGone } from './client-gone.js'
+import type { Counted, Counters } from './counters.js'
 
 const MINUTE_MS = 60_000
 const DAY_MS = 86_400_000
@@ -10,7 +12,10 @@ export type Clock = () => number
 /**
  * Requests per client address per minute, on every route and across all workers
  * (fixed one-minute windows). Answers carry the IETF draft RateLimit-Policy and
- * RateLimit headers so that a client can pace itself; `limit` 0 turns it off.
+ * RateLimit headers so that a client can pace itself; `limit` 0 turns it off. When the
+ * count cannot be written (a full disk) the request is let through uncounted: paid
+ * calls are metered by the ledger anyway, and refusing every request for want of a
+ * counter would turn a storage fault into an outage.
  */
 export class RateLimiter {
   private readonly policy: string
@@ -29,9 +34,15 @@ export class RateLimiter {
     const now = this.clock()
     const window = Math.floor(now / MINUTE_MS)
     const reset = Math.ceil(((window + 1) * MINUTE_MS - now) / 1000)
-    const count = await this.counters.countUpTo('rate', window, ip, this.limit)
-    const headers = { 'RateLimit-Policy': this.policy, RateLimit: `"ip";r=${this.limit - (count ?? this.limit)};t=${reset}` }
-    if (count === undefined) {
+    let count: Counted
+    try {
+      count = await this.counters.countUpTo('rate', window, ip, this.limit)
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === 'unavailable') return { 'RateLimit-Policy': this.policy }
+      throw error
+    }
+    const headers = { 'RateLimit-Policy': this.policy, RateLimit: `"ip";r=${this.limit - (typeof count === 'number' ? count : this.limit)};t=${reset}` }
+    if (count === 'limit') {
       throw new ApiError(
         'RATE_LIMIT_EXCEEDED',
         `More than ${this.limit} requests in a minute from this address; retry in ${reset} s.`,
@@ -51,7 +62,9 @@ export class RateLimiter {
 /**
  * The keyless demo tier: `quota` successful market calls per client address per UTC
  * day, shared by all workers and kept across restarts. A failed call uses none;
- * `quota` 0 turns the demo tier off (every keyless market call is refused).
+ * `quota` 0 turns the demo tier off (every keyless market call is refused). No answer
+ * is given without its count: when the count cannot be written the call is refused
+ * (LedgerError `unavailable`, a 503).
  */
 export class DemoQuota {
   constructor(
@@ -66,9 +79,14 @@ export class DemoQuota {
     if (this.counters.count('demo', this.day(), ip) >= this.quota) throw this.reached()
   }
 
-  /** Counts a successful call; throws DEMO_LIMIT_REACHED when concurrent calls used the last one first. */
-  async use(ip: string): Promise<void> {
-    if ((await this.counters.countUpTo('demo', this.day(), ip, this.quota)) === undefined) throw this.reached()
+  /**
+   * Counts a successful call; throws DEMO_LIMIT_REACHED when concurrent calls used the
+   * last one first, and ClientGone (counting nothing) when the answer can no longer be delivered.
+   */
+  async use(ip: string, wanted: () => boolean): Promise<void> {
+    const counted = await this.counters.countUpTo('demo', this.day(), ip, this.quota, wanted)
+    if (counted === 'limit') throw this.reached()
+    if (counted === 'unwanted') throw new ClientGone()
   }
 
   /** Drops the counts of days gone by. */

@@ -36,6 +36,7 @@ export function mcpRoute(options: McpRouteOptions) {
     const key = Array.isArray(header) ? header.join(',') : header
     // The SDK writes the status and its own headers; those set before join them.
     res.setHeader('X-Request-Id', res.requestId)
+    res.setHeader('X-Content-Type-Options', 'nosniff')
     await answerMcp({
       toolset: tools,
       call: (path, query) => options.call(path, query, key, ip, exchange),

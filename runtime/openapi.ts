@@ -5,6 +5,7 @@ import { OPERATION_SPECS } from '../query/operations.js'
 import { MAX_MILEAGE, MAX_NAME_LENGTH, MIN_YEAR, MONTHS } from '../query/params.js'
 import { etagOf } from './etag.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
+import { FAILED_CALL_ENTRIES_PER_DAY } from '../ledger/types.js'
 import { USAGE_LIMIT } from './usage-limit.js'
 
 type Schema = Record<string, unknown>
@@ -182,7 +183,11 @@ function marketPath(operation: Operation, maxYear: number): Schema {
         '404': errorResponse('Fewer than 10 listings match, or a name resolves to nothing (with suggestions).', ['INSUFFICIENT_DATA']),
         '429': errorResponse('The keyless daily quota or the rate limit is used up.', ['DEMO_LIMIT_REACHED', 'RATE_LIMIT_EXCEEDED'], true),
         '500': errorResponse('The server failed; no credits were used. Retry.', ['INTERNAL_ERROR']),
-        '503': errorResponse('No snapshot is open yet.', ['NOT_READY']),
+        '503': errorResponse(
+          'No snapshot is open yet, or the call cannot be recorded at the moment (storage failing): nothing was charged or counted; retry after Retry-After.',
+          ['NOT_READY', 'SERVICE_UNAVAILABLE'],
+          true,
+        ),
       },
     },
   }
@@ -270,6 +275,10 @@ function schemas(): Record<string, Schema> {
           year: { type: ['integer', 'null'] },
           status: { ...string, description: 'success, or the error code of a failed call (refunded automatically).' },
           reference: { type: ['string', 'null'] },
+          count: {
+            ...integer({ minimum: 1 }),
+            description: `The calls the entry stands for: 1, but for a failed_call entry, which also counts the same failure repeated right after it that day, and every failure of the day past the account's first ${FAILED_CALL_ENTRIES_PER_DAY} failure entries that day.`,
+          },
         }),
       },
     }),
@@ -284,6 +293,8 @@ function schemas(): Record<string, Schema> {
           sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
           register_url: { ...string, description: 'DEMO_LIMIT_REACHED: where to register for a key.' },
           top_up_url: { ...string, description: 'INSUFFICIENT_CREDITS: where to buy credits.' },
+          ledger: { const: 'failing', description: 'SERVICE_UNAVAILABLE from /readyz: writes to the ledger are failing.' },
+          counters: { const: 'failing', description: 'SERVICE_UNAVAILABLE from /readyz: writes to the demo and rate counters are failing.' },
         },
         ['code', 'message'],
       ),
@@ -303,8 +314,13 @@ function authPath(summary: string, body: Record<string, Schema>, example: Record
         '400': errorResponse('The body or one of its fields is not accepted, or the code is wrong, used up or expired (naming the field).', ['INVALID_PARAMETER']),
         '413': errorResponse('The body is larger than 4 KiB.', ['PAYLOAD_TOO_LARGE']),
         '415': errorResponse('The body is not application/json.', ['UNSUPPORTED_MEDIA_TYPE']),
-        '429': errorResponse('Too many codes for this e-mail or client address in the last hour, or the rate limit.', ['RATE_LIMIT_EXCEEDED'], true),
+        '429': errorResponse(
+          'Too many codes for this mailbox or client address in the last hour, too many accounts opened from this client address today, or the rate limit.',
+          ['RATE_LIMIT_EXCEEDED'],
+          true,
+        ),
         '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
+        '503': errorResponse('The e-mail or the ledger cannot be written at the moment; retry after Retry-After.', ['SERVICE_UNAVAILABLE'], true),
       },
     },
   }
@@ -399,7 +415,7 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
               description: 'Ready.',
               content: { 'application/json': { schema: object({ status: { const: 'success' }, data: object({ ready: { const: true }, snapshot: string, as_of: string }) }) } },
             },
-            '503': errorResponse('No snapshot is open.', ['NOT_READY']),
+            '503': errorResponse('No snapshot is open, or writes to the ledger or the counters are failing (named in `ledger` or `counters`).', ['NOT_READY', 'SERVICE_UNAVAILABLE'], true),
           },
         },
       },

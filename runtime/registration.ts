@@ -1,25 +1,39 @@
 import { createHash, randomInt } from 'node:crypto'
-import { ApiError, invalidParameter } from '../query/api-error.js'
-import { LedgerError, isEmail, normalizeEmail } from '../ledger/lmdb-ledger.js'
+import { LedgerError } from '../ledger/ledger-error.js'
+import { parseEmail } from '../ledger/mailbox.js'
 import type { Ledger } from '../ledger/types.js'
-import type { Counters } from './counters.js'
+import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
+import type { CounterKind, Counters } from './counters.js'
 import type { Clock } from './limits.js'
-import type { Mailer } from './mailer.js'
+import { MailUnavailable, type Mail, type Mailer } from './mailer.js'
 
 export const SIGNUP_CREDITS = 50
 const CODE_TTL_MS = 10 * 60_000
 const MAX_ATTEMPTS = 5
 const HOUR_MS = 3_600_000
-/** Codes sent per address per hour, and per client address per hour. */
+const DAY_MS = 86_400_000
+/** Codes sent per mailbox per hour, and per client address per hour. */
 export const CODES_PER_EMAIL = 3
 export const CODES_PER_IP = 20
+/** Accounts opened per client address per UTC day. */
+export const ACCOUNTS_PER_CLIENT_PER_DAY = 3
+/** Seconds after which a registration that could not send its e-mail is worth trying again. */
+const MAIL_RETRY_SECONDS = 60
 
 /**
  * Registration by e-mail one-time code (the web pages' back end): `register` e-mails a
  * 6-digit code valid for 10 minutes; `verify` with the right code opens the account
- * with 50 credits, once per address, and e-mails its key. Codes are kept only as hashes;
- * five wrong tries use a code up. Both answers are the same whether or not the address
- * has an account already, so they tell nobody which addresses are registered.
+ * with 50 credits, once per mailbox (every spelling that reaches one inbox counts as
+ * one: ledger/mailbox.ts), and e-mails its key. Codes are kept only as hashes; five
+ * wrong tries use a code up; a client address opens at most a few accounts a day.
+ *
+ * Nobody learns from it which addresses are registered: for an address with an account,
+ * `register` does the same work as for a new one (it keeps a code, which is never sent,
+ * and e-mails the owner a notice instead), so both answers, and what a wrong code gets
+ * afterwards, are the same, in content and in time.
+ *
+ * An account whose key e-mail could not be sent keeps its credits and is marked as such:
+ * registering its address again sends a code, and verifying gives it a fresh key.
  */
 export class Registration {
   constructor(
@@ -30,60 +44,110 @@ export class Registration {
   ) {}
 
   async register(body: Record<string, unknown>, ip: string): Promise<object> {
-    const email = emailOf(body)
-    const hour = Math.floor(this.clock() / HOUR_MS)
-    if ((await this.counters.countUpTo('signup-ip', hour, ip, CODES_PER_IP)) === undefined) throw this.tooMany('this address')
-    if ((await this.counters.countUpTo('signup-email', hour, email, CODES_PER_EMAIL)) === undefined) throw this.tooMany(email)
-    if (this.ledger.accountByEmail(email) !== undefined) {
-      await this.mailer.send({
-        to: email,
-        subject: 'Your carmarket account',
-        text: 'Someone asked to register this address, which has an account already. If you lost its key, ask support for a new one.',
-      })
-    } else {
-      const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
-      await this.ledger.putCode(email, codeHash(email, code), this.clock() + CODE_TTL_MS)
-      await this.mailer.send({
-        to: email,
-        subject: `Your carmarket code: ${code}`,
-        text: `Your one-time code is ${code}. It is valid for 10 minutes.`,
-      })
-    }
-    return { email, code_sent: true, expires_in: CODE_TTL_MS / 1000 }
+    const { address, mailbox } = emailOf(body)
+    const now = this.clock()
+    const hour = Math.floor(now / HOUR_MS)
+    this.refuseOverDailyAccounts(ip, now)
+    await this.countUpTo('signup-ip', hour, ip, CODES_PER_IP, 'this client address')
+    await this.countUpTo('signup-email', hour, mailbox, CODES_PER_EMAIL, address)
+    const registered = this.ledger.accountByEmail(address)?.key_delivered === true
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+    await this.ledger.putCode(mailbox, codeHash(mailbox, code), now + CODE_TTL_MS)
+    await this.send(
+      registered
+        ? {
+            to: address,
+            subject: 'Your carmarket account',
+            text: 'Someone asked to register this address, which has an account already. If you lost its key, ask support for a new one.',
+          }
+        : { to: address, subject: `Your carmarket code: ${code}`, text: `Your one-time code is ${code}. It is valid for 10 minutes.` },
+      'The e-mail with your code could not be sent; please try again in a minute.',
+    )
+    return { email: address, code_sent: true, expires_in: CODE_TTL_MS / 1000 }
   }
 
-  async verify(body: Record<string, unknown>): Promise<object> {
-    const email = emailOf(body)
+  async verify(body: Record<string, unknown>, ip: string): Promise<object> {
+    const { address, mailbox } = emailOf(body)
     const code = body.code
     if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) throw invalidParameter('code', 'code must be the 6 digits sent by e-mail')
-    const check = await this.ledger.checkCode(email, codeHash(email, code), this.clock(), MAX_ATTEMPTS)
+    const now = this.clock()
+    this.refuseOverDailyAccounts(ip, now)
+    const check = await this.ledger.checkCode(mailbox, codeHash(mailbox, code), now, MAX_ATTEMPTS)
     if (check === 'wrong') throw invalidParameter('code', 'The code is wrong.')
     if (check === 'exhausted') throw invalidParameter('code', 'Too many wrong codes: ask for a new one.')
     if (check !== 'ok') throw invalidParameter('code', 'There is no valid code for this address: ask for a new one.')
-    try {
-      const { key } = await this.ledger.createAccount(email, SIGNUP_CREDITS, 'signup_bonus', null)
-      await this.mailer.send({
-        to: email,
-        subject: 'Your carmarket API key',
-        text: `Your API key is ${key}\nSend it in the X-API-Key header. Your account starts with ${SIGNUP_CREDITS} free credits. The key is shown only in this message: keep it safe.`,
-      })
-    } catch (error) {
-      if (!(error instanceof LedgerError) || error.code !== 'email_taken') throw error
+    const opened = await this.openAccount(address, ip, now)
+    if (opened !== undefined) {
+      await this.send(
+        {
+          to: address,
+          subject: 'Your carmarket API key',
+          text: `Your API key is ${opened.key}\nSend it in the X-API-Key header. Your account starts with ${SIGNUP_CREDITS} free credits. The key is shown only in this message: keep it safe.`,
+        },
+        'The e-mail with your key could not be sent; your account is kept. Register again in a few minutes for a new code, and the key comes with it.',
+      )
+      try {
+        await this.ledger.keyDelivered(opened.id)
+      } catch (error) {
+        // The key is on its way; left unmarked, a later registration of the address only gives it a fresh one.
+        if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
+      }
     }
-    return { email, key_sent: true }
+    return { email: address, key_sent: true }
   }
 
-  private tooMany(who: string): ApiError {
-    return new ApiError('RATE_LIMIT_EXCEEDED', `Too many codes asked for ${who} in the last hour; try later.`, {}, { 'Retry-After': '3600' })
+  /**
+   * The account a right code opens, with a key to e-mail: a new one, or the account of
+   * this mailbox whose key never reached it, with a fresh key. Undefined for a mailbox
+   * whose account has its key (a code it was never sent, guessed).
+   */
+  private async openAccount(address: string, ip: string, now: number): Promise<{ id: string; key: string } | undefined> {
+    const existing = this.ledger.accountByEmail(address)
+    if (existing !== undefined) return existing.key_delivered ? undefined : { id: existing.id, key: await this.ledger.issueKey(existing.id, false) }
+    await this.countUpTo('signup-account', Math.floor(now / DAY_MS), ip, ACCOUNTS_PER_CLIENT_PER_DAY, 'this client address today')
+    try {
+      const { account, key } = await this.ledger.createAccount(address, SIGNUP_CREDITS, 'signup_bonus', null, false)
+      return { id: account.id, key }
+    } catch (error) {
+      // Another verification of the same mailbox won the race.
+      if (error instanceof LedgerError && error.code === 'email_taken') return undefined
+      throw error
+    }
+  }
+
+  /** Refused at once when the client address has opened its accounts for today: neither a code nor a check would help it. */
+  private refuseOverDailyAccounts(ip: string, now: number): void {
+    if (this.counters.count('signup-account', Math.floor(now / DAY_MS), ip) >= ACCOUNTS_PER_CLIENT_PER_DAY) {
+      throw this.tooMany('this client address today', Math.ceil(((Math.floor(now / DAY_MS) + 1) * DAY_MS - now) / 1000))
+    }
+  }
+
+  private async countUpTo(kind: CounterKind, window: number, who: string, limit: number, description: string): Promise<void> {
+    if ((await this.counters.countUpTo(kind, window, who, limit)) === 'limit') {
+      throw this.tooMany(description, kind === 'signup-account' ? Math.ceil(((window + 1) * DAY_MS - this.clock()) / 1000) : HOUR_MS / 1000)
+    }
+  }
+
+  private async send(mail: Mail, failure: string): Promise<void> {
+    try {
+      await this.mailer.send(mail)
+    } catch (error) {
+      if (error instanceof MailUnavailable) throw serviceUnavailable(failure, MAIL_RETRY_SECONDS)
+      throw error
+    }
+  }
+
+  private tooMany(who: string, retryAfter: number): ApiError {
+    return new ApiError('RATE_LIMIT_EXCEEDED', `Too many registration requests for ${who}; try later.`, {}, { 'Retry-After': String(retryAfter) })
   }
 }
 
-function emailOf(body: Record<string, unknown>): string {
-  const email = body.email
-  if (typeof email !== 'string' || !isEmail(normalizeEmail(email))) throw invalidParameter('email', 'email must be an e-mail address')
-  return normalizeEmail(email)
+function emailOf(body: Record<string, unknown>): { readonly address: string; readonly mailbox: string } {
+  const parsed = parseEmail(body.email)
+  if (!parsed.ok) throw invalidParameter('email', parsed.message)
+  return parsed
 }
 
-function codeHash(email: string, code: string): string {
-  return createHash('sha256').update(`${email}\u0000${code}`).digest('hex')
+function codeHash(mailbox: string, code: string): string {
+  return createHash('sha256').update(`${mailbox}\u0000${code}`).digest('hex')
 }

@@ -2,12 +2,14 @@ import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { OPERATIONS, type Operation } from '../format/schema.js'
-import { ApiError, notReady } from '../query/api-error.js'
+import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { isKeyShaped } from '../ledger/keys.js'
+import { LedgerError } from '../ledger/ledger-error.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import type { Account, Call, Ledger } from '../ledger/types.js'
+import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, canonicalIp } from './client-ip.js'
 import { Counters } from './counters.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
@@ -23,6 +25,7 @@ import { logEvent } from './events.js'
 import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
 import { ApiResponse, dataBody, errorBody, send, sendData, sendError } from './send.js'
+import { StorageWatch } from './storage-watch.js'
 import { webRoutes } from '../web/routes.js'
 
 export interface RuntimeOptions {
@@ -47,17 +50,32 @@ export interface RuntimeOptions {
   readonly gatherMetrics?: (own: MetricsSample) => Promise<MetricsSample>
   /** Milliseconds allowed for the headers, for a whole request, and for an idle keep-alive connection. */
   readonly timeouts?: { readonly headers: number; readonly request: number; readonly keepAlive: number }
+  /**
+   * Told once when the ledger's or the counters' engine is broken for this process (a
+   * fatal LMDB error): the process is to stop and be replaced. Without it, such a
+   * process answers every call that needs them with 503.
+   */
+  readonly onStorageBroken?: () => void
 }
 
 export const DEFAULTS = { rateLimit: 120, demoQuota: 5, timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 } } as const
+/**
+ * How long close() lets requests in flight finish (every answer from then on closes its
+ * connection) before it cuts the connections still open.
+ */
+export const DRAIN_MS = 10_000
+/** Seconds a caller refused for want of storage is told to wait. */
+const STORAGE_RETRY_SECONDS = 5
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
 export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
 
-/** What the request log learns of a request as it is handled. */
+/** What the request log learns of a request as it is handled, and whether its answer can still be delivered. */
 export interface Exchange {
   route: string | null
   account: string | null
+  /** Asked last before a debit or a demo count: false once the client is gone, so it is charged nothing. */
+  readonly wanted: () => boolean
 }
 type Handler = (req: IncomingMessage, res: ApiResponse, query: string, ip: string, exchange: Exchange) => Promise<void> | void
 /** A GET route's work apart from HTTP: its data as JSON text, from the query string and the X-API-Key. */
@@ -93,12 +111,16 @@ export class Runtime {
   private readonly calls = new Map<string, DataCall>()
   private readonly sweeper: NodeJS.Timeout
   private readonly log: RequestLog | undefined
+  private readonly storage: StorageWatch
+  /** Set by close(): every answer from then on closes its connection. */
+  private stopping = false
 
   private constructor(options: RuntimeOptions) {
     const clock = options.clock ?? Date.now
     this.log = options.requestLog
     this.counters = Counters.open(options.ledger)
     this.ledger = LmdbLedger.open(options.ledger)
+    this.storage = new StorageWatch({ ledger: this.ledger, counters: this.counters }, options.onStorageBroken ?? (() => {}))
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
     const publicUrl = options.publicUrl.replace(/\/+$/, '')
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
@@ -136,11 +158,18 @@ export class Runtime {
     }))
     const registration = new Registration(this.ledger, options.mailer ?? new OutboxMailer(join(options.ledger, 'outbox')), this.counters, clock)
     this.post('/v1/auth/register', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))))
-    this.post('/v1/auth/verify', async (req, res) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req)))))
+    this.post('/v1/auth/verify', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req), ip))))
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
-    this.get('/readyz', (req, res) => {
+    this.get('/readyz', async (req, res) => {
       const manifest = this.served.snapshot?.manifest
       if (manifest === undefined) throw notReady()
+      const failing = await this.storage.failing()
+      if (failing.length > 0) {
+        const states = Object.fromEntries(failing.map((name) => [name, 'failing']))
+        throw new ApiError('SERVICE_UNAVAILABLE', `Writes to the ${failing.join(' and the ')} are failing; market calls are refused until they commit again.`, states, {
+          'Retry-After': String(STORAGE_RETRY_SECONDS),
+        })
+      }
       sendData(req, res, JSON.stringify({ ready: true, snapshot: manifest.build_id, as_of: manifest.as_of }))
     })
     // Bounded headers and timeouts: a client that sends its request slowly (slowloris) or
@@ -158,9 +187,21 @@ export class Runtime {
       },
       (req, res) => void this.handle(req, res),
     )
+    // A client that sends its request and half-closes (FIN) still reads: it gets its
+    // answer, where node would otherwise close the connection without one.
+    Object.assign(this.server, { httpAllowHalfOpen: true })
     this.sweeper = setInterval(() => {
       const hour = Math.floor(clock() / 3_600_000)
-      void Promise.all([this.rate.sweep(), this.demo.sweep(), this.counters.forgetBefore('signup-email', hour), this.counters.forgetBefore('signup-ip', hour)])
+      const day = Math.floor(clock() / 86_400_000)
+      const sweeps = [
+        this.rate.sweep(),
+        this.demo.sweep(),
+        this.counters.forgetBefore('signup-email', hour),
+        this.counters.forgetBefore('signup-ip', hour),
+        this.counters.forgetBefore('signup-account', day),
+      ]
+      // A sweep that cannot be written now is done by a later one.
+      void Promise.allSettled(sweeps).then(() => this.storage.note())
     }, SWEEP_MS).unref()
   }
 
@@ -186,11 +227,18 @@ export class Runtime {
     return this.server.address() as AddressInfo
   }
 
-  /** Stops accepting, lets requests in flight finish, then closes the snapshot and the counters. */
+  /**
+   * Stops accepting and lets requests in flight finish, each answer closing its
+   * connection, for at most DRAIN_MS; then cuts what is still open (a body that never
+   * ends, a client that does not read) and closes the snapshot, the ledger and the counters.
+   */
   async close(): Promise<void> {
+    this.stopping = true
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()))
     this.server.closeIdleConnections()
+    const deadline = setTimeout(() => this.server.closeAllConnections(), DRAIN_MS)
     await closed
+    clearTimeout(deadline)
     await this.release()
   }
 
@@ -255,13 +303,15 @@ export class Runtime {
    * metered exactly like HTTP calls. Never throws: a failure is its error envelope.
    * `exchange` is the enclosing request's, so its log line names the account.
    */
-  async call(path: string, query: string, key: string | undefined, ip: string, exchange: Exchange = { route: path, account: null }): Promise<CallResult> {
+  async call(path: string, query: string, key: string | undefined, ip: string, exchange: Exchange = { route: path, account: null, wanted: always }): Promise<CallResult> {
     try {
       const call = this.calls.get(path)
       if (call === undefined) throw new ApiError('NOT_FOUND', `No operation ${JSON.stringify(path.slice(0, 100))}.`)
       return { status: 200, body: dataBody(await call(query, key, ip, exchange)) }
     } catch (error) {
-      const failure = apiError(error, null)
+      // Nobody is left to tell: the enclosing request ends unanswered.
+      if (error instanceof ClientGone) throw error
+      const failure = this.apiError(error, null)
       this.metrics.error(failure.code)
       return { status: failure.status, body: errorBody(failure) }
     }
@@ -281,8 +331,11 @@ export class Runtime {
     const started = performance.now()
     const id = requestId(req.headers['x-request-id'])
     res.requestId = id
-    const exchange: Exchange = { route: null, account: null }
+    if (this.stopping) res.setHeader('Connection', 'close')
+    const socket = req.socket
+    const exchange: Exchange = { route: null, account: null, wanted: () => reachable(socket) }
     const ip = clientIp(req, this.trusted)
+    let gone = false
     try {
       const url = req.url ?? '/'
       if (url.length > MAX_URL_LENGTH) throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
@@ -299,21 +352,24 @@ export class Runtime {
       }
       await route.handle(req, res, q < 0 ? '' : url.slice(q + 1), ip, exchange)
     } catch (error) {
-      if (res.headersSent) {
+      // A client that went away before its answer (a body cut off, a reset) is its own doing, not the server's.
+      gone = !res.headersSent && (error instanceof ClientGone || !reachable(socket))
+      if (res.headersSent || gone) {
         res.destroy()
       } else {
-        const failure = apiError(error, id)
+        const failure = this.apiError(error, id)
         this.metrics.error(failure.code)
         sendError(req, res, failure)
       }
     }
     const seconds = (performance.now() - started) / 1000
-    this.metrics.observe(exchange.route, res.statusCode, seconds)
+    const status = gone ? CLIENT_CLOSED_REQUEST : res.statusCode
+    this.metrics.observe(exchange.route, status, seconds)
     this.log?.record({
       request_id: id,
       method: req.method ?? '',
       route: exchange.route,
-      status: res.statusCode,
+      status,
       duration_ms: Math.round(seconds * 100_000) / 100,
       account_id: exchange.account,
       ip,
@@ -349,7 +405,7 @@ export class Runtime {
       exchange.account = account?.id ?? null
       if (account === undefined) {
         const data = answer(parseQuery(query, known), () => this.demo.check(ip))
-        await this.demo.use(ip)
+        await this.demo.use(ip, exchange.wanted)
         return withCredits(data, spec.credits)
       }
       let call: Call = { endpoint: operation, make: null, model: null, year: null }
@@ -359,15 +415,47 @@ export class Runtime {
         const data = answer(params, () => {
           if (account.balance < spec.credits) throw this.insufficientCredits(account.balance, spec.credits)
         })
-        const charged = await this.ledger.charge(account.id, spec.credits, call)
-        if (!charged.ok) throw charged.reason === 'insufficient_credits' ? this.insufficientCredits(charged.balance, spec.credits) : accountDisabled()
+        const charged = await this.ledger.charge(account.id, spec.credits, call, exchange.wanted)
+        if (!charged.ok) {
+          if (charged.reason === 'not_wanted') throw new ClientGone()
+          throw charged.reason === 'insufficient_credits' ? this.insufficientCredits(charged.balance, spec.credits) : accountDisabled()
+        }
         return withCredits(data, spec.credits, charged.balance)
       } catch (error) {
-        const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR'
-        if (code === 'INVALID_PARAMETER' || code === 'INSUFFICIENT_DATA' || code === 'INTERNAL_ERROR') await this.ledger.recordFailure(account.id, call, code)
+        const code = error instanceof ApiError ? error.code : error instanceof LedgerError || error instanceof ClientGone ? undefined : 'INTERNAL_ERROR'
+        if (code === 'INVALID_PARAMETER' || code === 'INSUFFICIENT_DATA' || code === 'INTERNAL_ERROR') await this.recordFailure(account.id, call, code)
         throw error
       }
     }
+  }
+
+  /**
+   * The zero-credit entry of a failed call. When the ledger cannot be written the call is
+   * still answered with its own error: nothing was charged, only its record is missing.
+   */
+  private async recordFailure(accountId: string, call: Call, code: string): Promise<void> {
+    try {
+      await this.ledger.recordFailure(accountId, call, code)
+    } catch (error) {
+      if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
+      this.storage.note()
+    }
+  }
+
+  /**
+   * A failure as the ApiError it is answered with: storage that cannot be written is a
+   * 503 to retry; anything unexpected is logged and becomes a 500 that tells nothing of
+   * the server's insides.
+   */
+  private apiError(error: unknown, requestId: string | null): ApiError {
+    if (error instanceof ApiError) return error
+    // A read of a broken engine fails with an error of its own, before any write told of it.
+    if ((error instanceof LedgerError && error.code === 'unavailable') || this.storage.broken()) {
+      this.storage.note()
+      return serviceUnavailable('The service cannot record calls at the moment; nothing was charged or counted. Please retry shortly.', STORAGE_RETRY_SECONDS)
+    }
+    logEvent('error', 'unexpected error', { request_id: requestId, error: String((error as Error)?.stack ?? error) })
+    return new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.')
   }
 
   private insufficientCredits(balance: number, price: number): ApiError {
@@ -381,12 +469,7 @@ function withCredits(data: string, used: number, remaining?: number): string {
   return `${data.slice(0, -1)},${credits}}`
 }
 
-/** A failure as the ApiError it is answered with: anything unexpected is logged and becomes a 500 that tells nothing of the server's insides. */
-function apiError(error: unknown, requestId: string | null): ApiError {
-  if (error instanceof ApiError) return error
-  logEvent('error', 'unexpected error', { request_id: requestId, error: String((error as Error)?.stack ?? error) })
-  return new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.')
-}
+const always = () => true
 
 function accountDisabled(): ApiError {
   return new ApiError('ACCOUNT_DISABLED', 'This account is disabled; contact support.')

@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import t from 'tap'
-import { request } from 'undici'
-import { Runtime } from '../runtime/server.js'
+import { Agent, request } from 'undici'
+import { DRAIN_MS, Runtime } from '../runtime/server.js'
 import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
@@ -69,4 +69,60 @@ t.test('SIGTERM: stop accepting, finish the request in flight, exit cleanly', as
   t.equal(code, 0, 'the process exits cleanly')
   t.match(log(), /stopping/)
   await t.rejects(request(`http://127.0.0.1:${port}/livez`), 'nothing listens any more')
+})
+
+/** Four clients calling in a loop on keep-alive connections until told to stop. */
+function busyClients(port: number) {
+  const dispatcher = new Agent({ connections: 4 })
+  let stopped = false
+  const loops = Array.from({ length: 4 }, async () => {
+    while (!stopped) {
+      try {
+        const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, { dispatcher })
+        await response.body.dump()
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
+  })
+  return async () => {
+    stopped = true
+    await Promise.all(loops)
+    await dispatcher.destroy()
+  }
+}
+
+/** Sends SIGTERM; resolves with the exit code and the milliseconds it took. */
+async function terminate(child: import('node:child_process').ChildProcess): Promise<{ code: number | null; took: number }> {
+  const started = Date.now()
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const code = await exited
+  return { code, took: Date.now() - started }
+}
+
+t.test('SIGTERM with busy keep-alive connections: each answer closes its connection, so stopping does not wait for the clients', async (t) => {
+  const { snapshots } = await build(t, data)
+  const { child, port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0', '--demo-quota', '1000000'])
+  const stopClients = busyClients(port)
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  const { code, took } = await terminate(child)
+  await stopClients()
+  t.equal(code, 0, 'the process exits cleanly')
+  t.ok(took < DRAIN_MS / 2, `it ended ${took} ms after SIGTERM, long before the drain's end (${DRAIN_MS} ms)`)
+})
+
+t.test('SIGTERM with a request whose body never ends: cut at the end of the drain', async (t) => {
+  const { snapshots } = await build(t, data)
+  const { child, port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0', '--demo-quota', '1000000'])
+  const stopClients = busyClients(port)
+  const slow = connect(port, '127.0.0.1', () => slow.write('POST /v1/auth/register HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em'))
+  slow.on('error', () => {})
+  slow.resume()
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  const { code, took } = await terminate(child)
+  await stopClients()
+  t.equal(code, 0, 'the process exits cleanly')
+  t.ok(took >= DRAIN_MS - 500 && took < DRAIN_MS + 3_000, `it ended ${took} ms after SIGTERM (the drain is ${DRAIN_MS} ms)`)
+  t.ok(slow.destroyed || slow.readableEnded, 'the never-ending request was cut')
 })

@@ -11,6 +11,9 @@ interface Model {
   used: number
   active: boolean
   entries: number
+  /** Whether the newest entry is a failure, which the same failure again is counted on. */
+  lastFailed: boolean
+  failures: number
   keyGeneration: number
 }
 interface Real {
@@ -32,6 +35,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       m.balance -= this.credits
       m.used += this.credits
       m.entries++
+      m.lastFailed = false
     }
   }
   toString = () => `charge(${this.credits})`
@@ -40,7 +44,9 @@ class Fail implements fc.AsyncCommand<Model, Real> {
   check = () => true
   async run(m: Model, r: Real) {
     await r.ledger.recordFailure(r.id, call, 'INSUFFICIENT_DATA')
-    m.entries++
+    if (!m.lastFailed) m.entries++
+    m.lastFailed = true
+    m.failures++
   }
   toString = () => 'fail'
 }
@@ -52,6 +58,7 @@ class Grant implements fc.AsyncCommand<Model, Real> {
     m.balance += this.credits
     m.granted += this.credits
     m.entries++
+    m.lastFailed = false
   }
   toString = () => `grant(${this.credits})`
 }
@@ -87,7 +94,7 @@ t.test('the ledger behaves like a plain model under any sequence of operations',
       const ledger = LmdbLedger.open(freshDir(t))
       try {
         const { account, key } = await ledger.createAccount(`model${runs++}@example.pl`, start, 'signup_bonus', null)
-        const model: Model = { balance: start, granted: start, used: 0, active: true, entries: 1, keyGeneration: 0 }
+        const model: Model = { balance: start, granted: start, used: 0, active: true, entries: 1, lastFailed: false, failures: 0, keyGeneration: 0 }
         const real: Real = { ledger, id: account.id, keys: [key] }
         await fc.asyncModelRun(() => ({ model, real }), cmds)
         const final = ledger.account(account.id)!
@@ -99,6 +106,7 @@ t.test('the ledger behaves like a plain model under any sequence of operations',
           final.used === model.used &&
           final.status === (model.active ? 'active' : 'disabled') &&
           history.length === model.entries &&
+          history.filter((e) => e.type === 'failed_call').reduce((sum, e) => sum + e.count, 0) === model.failures &&
           history.reduce((sum, e) => sum + e.credits, 0) === final.balance &&
           history.every((e, i) => i === 0 || e.id !== history[i - 1]!.id) &&
           real.keys.slice(0, -1).every((old) => ledger.authenticate(old) === undefined) &&

@@ -129,11 +129,22 @@ t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on ev
   t.same([foreign.status, foreign.body.error?.message], [403, 'Invalid Origin header: https://elsewhere.example'], "another site's page is refused")
   t.equal((await post(initialize, { ...MCP_HEADERS, origin: PUBLIC_URL })).status, 200, 'a page of the service itself is not')
 
+  for (const [what, args] of [
+    ['an array', []],
+    ['a string', 'VW Golf'],
+  ] as const) {
+    const bad = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_market_liquidity', arguments: args } }))
+    t.same([bad.body.id, bad.body.error?.code], [7, -32602], `tool arguments that are ${what}: invalid params`)
+    t.match(String(bad.body.error?.message), /arguments/, 'naming the arguments')
+  }
+  t.equal(answer.headers['x-content-type-options'], 'nosniff', 'JSON answers are not to be sniffed')
+  t.equal(refusals[2]![1].headers['x-content-type-options'], 'nosniff')
+
   t.equal(answer.headers['x-request-id'], 'mcp-trace-1', 'the request id is echoed')
   const logged = lines().filter((line) => line.route === '/mcp')
   t.same(
     logged.map((line) => [line.method, line.status]),
-    [['POST', 200], ['GET', 405], ['DELETE', 405], ['POST', 400], ['POST', 400], ['POST', 413], ['POST', 415], ['POST', 406], ['POST', 400], ['POST', 403], ['POST', 200]],
+    [['POST', 200], ['GET', 405], ['DELETE', 405], ['POST', 400], ['POST', 400], ['POST', 413], ['POST', 415], ['POST', 406], ['POST', 400], ['POST', 403], ['POST', 200], ['POST', 200], ['POST', 200]],
     'each in the request log with its status',
   )
   t.match(logged[0], { request_id: 'mcp-trace-1', ip: '127.0.0.1' })

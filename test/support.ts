@@ -165,9 +165,12 @@ export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
 export async function spawnServe(
   t: Test,
   args: readonly string[],
-  options: { readonly stdout?: boolean } = {},
+  options: { readonly stdout?: boolean; readonly env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ child: ChildProcess; port: number; log: () => string; stdout: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', options.stdout === true ? 'pipe' : 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', options.stdout === true ? 'pipe' : 'ignore', 'pipe'],
+    env: options.env ?? process.env,
+  })
   t.teardown(() => {
     child.kill('SIGKILL')
   })
@@ -214,4 +217,20 @@ export async function account(ledgerDir: string, email: string, credits: number)
   } finally {
     await ledger.close()
   }
+}
+
+/** The processes whose parent is `pid`. */
+export function children(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after its closing parenthesis.
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
 }

@@ -124,7 +124,7 @@ async function endToEnd(): Promise<void> {
     t.equal(mail(email).length, CODES_PER_EMAIL, 'a code per click')
     await resend.click()
     await page.locator('#error').waitFor()
-    t.equal(await page.locator('#error').innerText(), `Too many codes asked for ${email} in the last hour; try later.`)
+    t.equal(await page.locator('#error').innerText(), `Too many registration requests for ${email}; try later.`)
     t.ok(await page.locator('#notice').isHidden())
     await screenshot('register-6-rate-limit')
   })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { account, build, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
+import { account, build, children, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const valuation = '/v1/market/valuation?make=VW&model=Golf&year=2017'
@@ -96,4 +96,33 @@ t.test('a worker that dies is replaced; SIGTERM stops them all', async (t) => {
   const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)))
   server.child.kill('SIGTERM')
   t.equal(await exited, 0, 'the primary exits cleanly once its workers have stopped')
+})
+
+t.test('workers that crash more than 10 times a minute stop the service; kills from outside do not count', async (t) => {
+  const { snapshots } = await build(t, data)
+  const server = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
+  const primary = server.child.pid!
+  const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)))
+  const listening = async () => {
+    for (let i = 0; i < 200; i++) {
+      const text = await request(`http://127.0.0.1:${server.port}/metrics`, { reset: true }).then((r) => r.body.text(), () => '')
+      if (metric(text, 'carmarket_processes') === 2 && children(primary).length === 2) return children(primary)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    throw new Error('no two workers listening')
+  }
+  for (let i = 0; i < 12; i++) process.kill((await listening())[0]!, 'SIGKILL')
+  t.equal(server.child.exitCode, null, '12 SIGKILLs in a few seconds: still serving')
+
+  let crashes = 0
+  while (server.child.exitCode === null && crashes < 12) {
+    const workers = await listening().catch(() => [])
+    if (workers.length > 0) {
+      process.kill(workers[0]!, 'SIGABRT')
+      crashes++
+    }
+  }
+  t.equal(await exited, 1, 'the service stopped with exit code 1')
+  t.equal(crashes, 11, 'at the eleventh crash in a minute')
+  t.match(server.log(), /workers keep crashing; stopping/)
 })

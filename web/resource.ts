@@ -36,7 +36,6 @@ export function serveResource(req: IncomingMessage, res: ApiResponse, resource: 
     ETag: resource.etag,
     'Cache-Control': resource.cacheControl,
     'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'same-origin',
   }
   if (req.headers['if-none-match'] === resource.etag) send(req, res, 304, '', headers, resource.contentType)

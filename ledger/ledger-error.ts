@@ -1,0 +1,15 @@
+/** A ledger operation that cannot be done; `code` says which. */
+export class LedgerError extends Error {
+  override name = 'LedgerError'
+  constructor(
+    readonly code: 'email_taken' | 'unknown_account' | 'invalid_email' | 'invalid_credits' | 'backup_exists' | 'unavailable',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A write that did not commit (a full disk, a failing device): nothing of it happened, and it may be tried again. */
+export function unavailable(what: string): LedgerError {
+  return new LedgerError('unavailable', `${what} could not be written`)
+}
