@@ -65,6 +65,7 @@ export class LmdbLedger implements Ledger {
   readonly commits: Record<LedgerWrite, number> = { account: 0, charge: 0, failed_call: 0, grant: 0, key: 0, status: 0, code: 0 }
 
   private constructor(
+    private readonly dir: string,
     private readonly root: RootDatabase,
     private readonly meta: Database<number, string>,
     private readonly accounts: Database<StoredAccount, string>,
@@ -81,6 +82,7 @@ export class LmdbLedger implements Ledger {
     const root = open({ path: join(dir, LEDGER_FILE), maxDbs: 8, overlappingSync: false })
     privateFiles(dir)
     const ledger = new LmdbLedger(
+      dir,
       root,
       root.openDB<number, string>({ name: 'meta' }),
       root.openDB<StoredAccount, string>(records('accounts')),
@@ -117,7 +119,7 @@ export class LmdbLedger implements Ledger {
   }
 
   async probe(): Promise<void> {
-    await this.writes.commit(() => this.root.transaction(() => void this.meta.put('probe', Date.now())))
+    await this.writes.probe(this.dir, () => this.root.transaction(() => void this.meta.put('probe', Date.now())))
   }
 
   async createAccount(email: string, credits: number, type: 'signup_bonus' | 'grant', reference: string | null, keyDelivered = true) {

@@ -1,5 +1,14 @@
+import { statfsSync } from 'node:fs'
 import { unavailable } from './ledger-error.js'
 import type { WriteHealth } from './types.js'
+
+/**
+ * Free space a probe wants on the environment's file system. LMDB reuses the pages its
+ * own commits freed, so a small write can still commit on a full disk while the next
+ * one that needs a new page fails: a probe that only wrote would call a full disk ready.
+ * 1 MiB is room for thousands of ledger entries.
+ */
+export const PROBE_HEADROOM_BYTES = 1 << 20
 
 /** A failed lmdb-js commit: the transaction's promise rejects with this; the cause follows on `commitError`. */
 interface CommitFailure extends Error {
@@ -43,9 +52,7 @@ export class LmdbWrites implements WriteHealth {
       result = await start()
     } catch (error) {
       if (!isCommitFailure(error)) throw error
-      this.failedAt = Date.now()
-      this.failingSince ??= this.failedAt
-      this.reason = 'a commit failed'
+      this.failed('a commit failed')
       // The cause arrives on a promise of its own, which nobody else awaits.
       error.commitError.catch((cause: unknown) => {
         if (!this.broken) this.reason = cause instanceof Error ? cause.message : String(cause)
@@ -56,6 +63,25 @@ export class LmdbWrites implements WriteHealth {
     this.failingSince = undefined
     this.reason = undefined
     return result
+  }
+
+  /**
+   * A write of nothing but itself (`start`), to learn whether writes commit, and then
+   * whether the file system of `dir` has PROBE_HEADROOM_BYTES free; either failing
+   * counts as a failed write.
+   */
+  async probe(dir: string, start: () => Promise<unknown>): Promise<void> {
+    await this.commit(start)
+    const { bavail, bsize } = statfsSync(dir)
+    if (bavail * bsize >= PROBE_HEADROOM_BYTES) return
+    this.failed(`less than ${PROBE_HEADROOM_BYTES >> 20} MiB free on the file system of ${dir}`)
+    throw unavailable(this.what)
+  }
+
+  private failed(reason: string): void {
+    this.failedAt = Date.now()
+    this.failingSince ??= this.failedAt
+    this.reason = reason
   }
 
   /**

@@ -97,7 +97,7 @@ export interface Ledger {
   readonly commits: Readonly<Record<LedgerWrite, number>>
   /** Whether writes are committing (after a failure, until one commits again). */
   readonly health: WriteHealth
-  /** A write of nothing but itself, to learn whether writes commit again. */
+  /** A write of nothing but itself, to learn whether writes commit and the storage has room for more; rejects as `unavailable` when not. */
   probe(): Promise<void>
   /**
    * Opens an account with `credits` (a signup bonus or a first grant) and its first key;

@@ -28,13 +28,16 @@ export const COUNTERS_FILE = 'counters.mdb'
 export class Counters {
   private readonly writes: LmdbWrites
 
-  private constructor(private readonly db: RootDatabase<number, Key>) {
+  private constructor(
+    private readonly dir: string,
+    private readonly db: RootDatabase<number, Key>,
+  ) {
     this.writes = new LmdbWrites('the counters', db)
   }
 
   static open(ledger: string): Counters {
     privateDir(ledger)
-    const counters = new Counters(open<number, Key>({ path: join(ledger, COUNTERS_FILE), noSync: true }))
+    const counters = new Counters(ledger, open<number, Key>({ path: join(ledger, COUNTERS_FILE), noSync: true }))
     privateFiles(ledger)
     return counters
   }
@@ -76,9 +79,9 @@ export class Counters {
     )
   }
 
-  /** A write of nothing but itself, to learn whether writes commit again (in a window long gone, which the next sweep removes). */
+  /** As Ledger.probe: a write in a window long gone, which the next sweep removes. */
   async probe(): Promise<void> {
-    await this.writes.commit(() => this.db.transaction(() => void this.db.put(['rate', 0, 'probe'], Date.now())))
+    await this.writes.probe(this.dir, () => this.db.transaction(() => void this.db.put(['rate', 0, 'probe'], Date.now())))
   }
 
   close(): Promise<void> {

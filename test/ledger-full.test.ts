@@ -46,7 +46,7 @@ const client = (i: number) => ({ 'x-forwarded-for': `10.${(i >> 16) & 255}.${(i 
 
 async function fullDisk(t: Test, workers: number) {
   const { snapshots } = await build(t, data)
-  const disk = smallDisk(t, 4 << 20)
+  const disk = smallDisk(t, 8 << 20)
   const ledgerDir = join(disk.dir, 'ledger')
   const { id, key } = await account(ledgerDir, `full-${workers}@example.pl`, CREDITS)
   const args = ['--workers', String(workers), '--snapshots', snapshots, '--ledger', ledgerDir, '--outbox', freshDir(t), '--rate-limit', '1000000', '--demo-quota', '1000000', '--trusted-proxy', '127.0.0.1']
@@ -54,6 +54,9 @@ async function fullDisk(t: Test, workers: number) {
   t.equal((await get(server.port, VALUATION, { 'x-api-key': key })).status, 200, 'a paid call before the disk fills')
   // Some room is left, so that paid and keyless calls meet the end of it while they run.
   disk.fill(128 * 1024)
+  // Before any call meets the full disk: writes still commit, but into the last of the space.
+  const nearlyFull = await get(server.port, '/readyz')
+  t.same([nearlyFull.status, nearlyFull.body.error?.ledger], [503, 'failing'], '/readyz says the ledger is failing before a call has failed')
 
   const [keyed, keyless] = await Promise.all([
     hammer(server.port, VALUATION, 3_000, () => ({ 'x-api-key': key })),
@@ -97,7 +100,7 @@ async function fullDisk(t: Test, workers: number) {
   }
   t.equal(recovered, 200, 'paid calls succeed again once space returns, without a restart')
   let readyAgain = 0
-  for (let i = 0; i < 50 && readyAgain !== 200; i++) {
+  for (let i = 0; i < 100 && readyAgain !== 200; i++) {
     readyAgain = (await get(server.port, '/readyz')).status
     if (readyAgain !== 200) await new Promise((resolve) => setTimeout(resolve, 100))
   }
