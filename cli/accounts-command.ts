@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { positiveInteger } from './options.js'
 import { describeAccount, findAccount, ledgerOptions, print, withLedger, type AccountFlags } from './ledger-options.js'
+import { terminal } from './terminal-text.js'
 
 const create = ledgerOptions(new Command('create').description('open an account and print its key (shown once)'), false)
   .requiredOption('--email <email>', 'the account e-mail')
@@ -9,7 +10,7 @@ const create = ledgerOptions(new Command('create').description('open an account 
   .action(async (flags: AccountFlags & { email: string; credits: string; reference?: string }) => {
     const credits = positiveInteger(flags.credits, '--credits', 0)
     const { account, key } = await withLedger(flags.ledger, (ledger) => ledger.createAccount(flags.email, credits, 'grant', flags.reference ?? null))
-    print(flags, { account_id: account.id, key }, `${describeAccount(account)}\nkey: ${key}\n(the key is shown only now; it is stored only as a hash)`)
+    print(flags, { account_id: account.id, key }, terminal`${describeAccount(account)}\nkey: ${key}\n(the key is shown only now; it is stored only as a hash)`)
   })
 
 const show = ledgerOptions(new Command('show').description("print an account's details")).action(async (flags: AccountFlags) => {

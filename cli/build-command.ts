@@ -2,6 +2,7 @@ import { Command } from 'commander'
 import { DEFAULT_KEEP, DEFAULT_MAX_REJECTED_SHARE, runBuild, type BuildReport } from '../build/run-build.js'
 import { DEFAULT_SNAPSHOTS, collect, exchangeRates, positiveInteger, share } from './options.js'
 import { ProgressBar } from './progress.js'
+import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
 
 interface BuildFlags {
   input: string
@@ -34,7 +35,7 @@ export const buildCommand = new Command('build')
       keep: positiveInteger(flags.keep, '--keep'),
       maxRejectedShare: share(flags.maxRejectedShare, '--max-rejected-share'),
     })
-    process.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report))
+    process.stdout.write(flags.json === true ? `${terminalJson(report)}\n` : `${formatReport(report)}\n`)
   })
 
 /** runBuild with its progress drawn as bars on a terminal. */
@@ -59,24 +60,23 @@ export async function buildWithProgress(options: Parameters<typeof runBuild>[0])
 }
 
 /** The build report for a person. */
-export function formatReport(r: BuildReport): string {
+export function formatReport(r: BuildReport): TerminalText {
   const n = (x: number) => x.toLocaleString('en-US')
-  const reasons = Object.entries(r.rejected_by_reason).map(([reason, count]) => `    ${reason.padEnd(30)} ${n(count)}`)
+  const reasons = Object.entries(r.rejected_by_reason).map(([reason, count]) => terminal`    ${reason.padEnd(30)} ${n(count)}`)
   const conversions = Object.entries(r.currency_conversions).map(([code, count]) => `${code} ${n(count)}`)
-  return [
-    `snapshot ${r.build_id} published (${r.snapshot})`,
-    `  source             ${r.source} (${r.format})`,
-    `  as of              ${r.as_of}`,
-    `  rows read          ${n(r.rows_read)}`,
-    `  rows rejected      ${n(r.rows_rejected)}`,
+  return lines([
+    terminal`snapshot ${r.build_id} published (${r.snapshot})`,
+    terminal`  source             ${r.source} (${r.format})`,
+    terminal`  as of              ${r.as_of}`,
+    terminal`  rows read          ${n(r.rows_read)}`,
+    terminal`  rows rejected      ${n(r.rows_rejected)}`,
     ...reasons,
-    `  duplicates merged  ${n(r.duplicates_dropped)}`,
-    `  listings kept      ${n(r.listings_kept)}`,
-    `  currency converted ${conversions.length === 0 ? 'none' : conversions.join(', ')}`,
-    `  makes / models     ${n(r.makes)} / ${n(r.models)} (${n(r.families)} pooled families)`,
-    `  keys written       ${n(r.keys_written)}`,
-    ...(r.pruned.length > 0 ? [`  pruned             ${r.pruned.join(', ')}`] : []),
-    `  time               ${r.seconds.toFixed(1)} s`,
-    '',
-  ].join('\n')
+    terminal`  duplicates merged  ${n(r.duplicates_dropped)}`,
+    terminal`  listings kept      ${n(r.listings_kept)}`,
+    terminal`  currency converted ${conversions.length === 0 ? 'none' : conversions.join(', ')}`,
+    terminal`  makes / models     ${n(r.makes)} / ${n(r.models)} (${n(r.families)} pooled families)`,
+    terminal`  keys written       ${n(r.keys_written)}`,
+    ...(r.pruned.length > 0 ? [terminal`  pruned             ${r.pruned.join(', ')}`] : []),
+    terminal`  time               ${r.seconds.toFixed(1)} s`,
+  ])
 }

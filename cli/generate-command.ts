@@ -3,6 +3,7 @@ import { DEFAULT_LISTINGS, DEFAULT_SEED, generateExport } from '../sample/genera
 import { UsageError } from './handle-error.js'
 import { positiveInteger } from './options.js'
 import { ProgressBar } from './progress.js'
+import { terminalJson, visible } from './terminal-text.js'
 
 interface GenerateFlags {
   out: string
@@ -45,8 +46,8 @@ export const generateCommand = new Command('generate')
     }
     const report =
       flags.json === true
-        ? JSON.stringify(summary, null, 2)
-        : `${summary.out}: ${summary.listings.toLocaleString('en-US')} listings in ${summary.rows.toLocaleString('en-US')} rows ` +
+        ? terminalJson(summary)
+        : `${visible(summary.out)}: ${summary.listings.toLocaleString('en-US')} listings in ${summary.rows.toLocaleString('en-US')} rows ` +
           `(${summary.duplicate_rows} earlier sightings, ${summary.invalid_rows} invalid, ${summary.eur_rows} priced in EUR), as of ${summary.as_of}`
     // With --out - the export itself is on standard output.
     ;(flags.out === '-' ? process.stderr : process.stdout).write(`${report}\n`)

@@ -1,6 +1,7 @@
 import { BuildError } from '../build/build-error.js'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { ApiError } from '../query/api-error.js'
+import { terminalJson, visible } from './terminal-text.js'
 
 /** A mistake in how a command was called; its message is all the operator needs. */
 export class UsageError extends Error {
@@ -10,14 +11,16 @@ export class UsageError extends Error {
 /**
  * Every command's failures end here, and only here is the process exited: an expected
  * failure prints its message, an unexpected one its stack (it is a bug to report).
+ * Messages may quote what the operator or a file gave, so they are made visible.
  */
 export function handleError(error: unknown): never {
   if (error instanceof ApiError) {
-    process.stdout.write(`${JSON.stringify({ status: 'error', error: error.toJSON() }, null, 2)}\n`)
+    process.stdout.write(`${terminalJson({ status: 'error', error: error.toJSON() })}\n`)
   } else if (error instanceof BuildError || error instanceof UsageError || error instanceof LedgerError) {
-    process.stderr.write(`carmarket: ${error.message}\n`)
+    process.stderr.write(`carmarket: ${visible(error.message)}\n`)
   } else {
-    process.stderr.write(`carmarket: unexpected error\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    process.stderr.write(`carmarket: unexpected error\n${detail.split('\n').map(visible).join('\n')}\n`)
   }
   process.exit(1)
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import type { Account, Ledger } from '../ledger/types.js'
 import { UsageError } from './handle-error.js'
+import { terminal, terminalJson, type TerminalText } from './terminal-text.js'
 
 export const DEFAULT_LEDGER = process.env.CARMARKET_LEDGER ?? 'data/ledger'
 
@@ -36,10 +37,11 @@ export function findAccount(ledger: Ledger, flags: AccountFlags): Account {
   return account
 }
 
-export function print(flags: { json?: boolean }, value: object, text: string): void {
-  process.stdout.write(flags.json === true ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`)
+/** A command's result on standard output: `value` as JSON with --json, else `text` for a person. */
+export function print(flags: { json?: boolean }, value: object, text: TerminalText): void {
+  process.stdout.write(flags.json === true ? `${terminalJson(value)}\n` : `${text}\n`)
 }
 
-export function describeAccount(a: Account): string {
-  return `${a.id}  ${a.email}  ${a.status}  balance ${a.balance} (granted ${a.granted}, used ${a.used})  key ${a.key_prefix}...  since ${a.created}`
+export function describeAccount(a: Account): TerminalText {
+  return terminal`${a.id}  ${a.email}  ${a.status}  balance ${a.balance} (granted ${a.granted}, used ${a.used})  key ${a.key_prefix}...  since ${a.created}`
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { httpUrl, positiveInteger } from './options.js'
+import { visible } from './terminal-text.js'
 
 interface McpFlags {
   baseUrl: string
@@ -20,5 +21,5 @@ export const mcpCommand = new Command('mcp')
     // Loaded here, not at the top: the other commands do not pay for the MCP SDK.
     const { serveStdio } = await import('../mcp/stdio.js')
     await serveStdio({ baseUrl, key: key === '' ? undefined : key, timeoutMs })
-    process.stderr.write(`carmarket mcp: tools on stdio, calling ${baseUrl} ${key === '' ? 'keyless (the demo tier)' : 'with a key'}\n`)
+    process.stderr.write(`carmarket mcp: tools on stdio, calling ${visible(baseUrl)} ${key === '' ? 'keyless (the demo tier)' : 'with a key'}\n`)
   })

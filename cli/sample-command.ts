@@ -7,6 +7,7 @@ import { buildWithProgress, formatReport } from './build-command.js'
 import { formatManifest, openOrFail } from './snapshot-command.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
 import { ProgressBar } from './progress.js'
+import { visible } from './terminal-text.js'
 
 export const DEFAULT_SAMPLE_EXPORT = join('data', 'sample-listings.csv.gz')
 
@@ -16,7 +17,7 @@ export const DEFAULT_SAMPLE_EXPORT = join('data', 'sample-listings.csv.gz')
  */
 export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAULT_SAMPLE_EXPORT): Promise<void> {
   if (existsSync(join(snapshots, CURRENT_LINK))) return
-  process.stderr.write(`No snapshot in ${snapshots} yet: generating the sample market (${DEFAULT_LISTINGS.toLocaleString('en-US')} listings) and building it once.\n`)
+  process.stderr.write(`No snapshot in ${visible(snapshots)} yet: generating the sample market (${DEFAULT_LISTINGS.toLocaleString('en-US')} listings) and building it once.\n`)
   mkdirSync(dirname(exportPath), { recursive: true })
   const bar = new ProgressBar()
   try {
@@ -25,7 +26,7 @@ export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAU
     bar.finish()
   }
   const report = await buildWithProgress({ input: exportPath, snapshots, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
-  process.stderr.write(formatReport(report))
+  process.stderr.write(`${formatReport(report)}\n`)
 }
 
 export const sampleCommand = new Command('sample')
@@ -36,7 +37,7 @@ export const sampleCommand = new Command('sample')
     await ensureSampleSnapshot(flags.snapshots, flags.export)
     const snapshot = openOrFail(flags.snapshots)
     try {
-      process.stdout.write(formatManifest(snapshot.dir, snapshot.manifest))
+      process.stdout.write(`${formatManifest(snapshot.dir, snapshot.manifest)}\n`)
     } finally {
       await snapshot.close()
     }

@@ -4,6 +4,7 @@ import { answer, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
 import { UsageError } from './handle-error.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
+import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
 
 const info = new Command('info')
   .description("print the current snapshot's manifest")
@@ -12,7 +13,7 @@ const info = new Command('info')
   .action(async (flags: { snapshots: string; json?: boolean }) => {
     const snapshot = openOrFail(flags.snapshots)
     try {
-      process.stdout.write(flags.json === true ? `${JSON.stringify(snapshot.manifest, null, 2)}\n` : formatManifest(snapshot.dir, snapshot.manifest))
+      process.stdout.write(flags.json === true ? `${terminalJson(snapshot.manifest)}\n` : `${formatManifest(snapshot.dir, snapshot.manifest)}\n`)
     } finally {
       await snapshot.close()
     }
@@ -47,7 +48,7 @@ const query = new Command('query')
     const snapshot = openOrFail(flags.snapshots)
     try {
       const data = answer(snapshot, marketRequest(operation as Operation, (name) => flagOf(flags, name), snapshot.maxYear))
-      process.stdout.write(`${JSON.stringify({ status: 'success', data }, null, 2)}\n`)
+      process.stdout.write(`${terminalJson({ status: 'success', data })}\n`)
     } finally {
       await snapshot.close()
     }
@@ -84,17 +85,16 @@ export function openOrFail(path: string): Snapshot {
   }
 }
 
-export function formatManifest(dir: string, m: Manifest): string {
+export function formatManifest(dir: string, m: Manifest): TerminalText {
   const n = (x: number) => x.toLocaleString('en-US')
-  return [
-    `snapshot ${m.build_id} (${dir})`,
-    `  as of           ${m.as_of}`,
-    `  source          ${m.source}`,
-    `  built           ${m.created_at} by carmarket ${m.code_version}, schema ${m.schema_version}`,
-    `  rows read       ${n(m.counts.rows_read)} (${n(m.counts.rows_rejected)} rejected, ${n(m.counts.duplicates_dropped)} duplicates)`,
-    `  listings        ${n(m.counts.listings_kept)}`,
-    `  makes / models  ${n(m.counts.makes)} / ${n(m.counts.models)} (${n(m.counts.families)} pooled families)`,
-    `  keys            ${n(m.counts.keys_written)}`,
-    '',
-  ].join('\n')
+  return lines([
+    terminal`snapshot ${m.build_id} (${dir})`,
+    terminal`  as of           ${m.as_of}`,
+    terminal`  source          ${m.source}`,
+    terminal`  built           ${m.created_at} by carmarket ${m.code_version}, schema ${m.schema_version}`,
+    terminal`  rows read       ${n(m.counts.rows_read)} (${n(m.counts.rows_rejected)} rejected, ${n(m.counts.duplicates_dropped)} duplicates)`,
+    terminal`  listings        ${n(m.counts.listings_kept)}`,
+    terminal`  makes / models  ${n(m.counts.makes)} / ${n(m.counts.models)} (${n(m.counts.families)} pooled families)`,
+    terminal`  keys            ${n(m.counts.keys_written)}`,
+  ])
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander'
 import { USAGE_LIMIT } from '../runtime/usage-limit.js'
 import { positiveInteger } from './options.js'
 import { findAccount, ledgerOptions, print, withLedger, type AccountFlags } from './ledger-options.js'
+import { lines, terminal } from './terminal-text.js'
 
 export const usageCommand = ledgerOptions(new Command('usage').description("print an account's recent transactions, newest first"))
   .option('--limit <n>', `how many (${USAGE_LIMIT.min}-${USAGE_LIMIT.max})`, String(USAGE_LIMIT.default))
@@ -11,8 +12,8 @@ export const usageCommand = ledgerOptions(new Command('usage').description("prin
       const account = findAccount(ledger, flags)
       return { id: account.id, entries: ledger.entries(account.id, limit) }
     })
-    const lines = entries.map(
-      (e) => `${e.time}  ${e.type.padEnd(12)} ${String(e.credits).padStart(6)}  balance ${String(e.balance_after).padStart(6)}  ${e.endpoint ?? ''} ${[e.make, e.model, e.year].filter((x) => x !== null).join(' ')} ${e.status}${e.reference === null ? '' : ` (${e.reference})`}`,
+    const transactions = entries.map(
+      (e) => terminal`${e.time}  ${e.type.padEnd(12)} ${String(e.credits).padStart(6)}  balance ${String(e.balance_after).padStart(6)}  ${e.endpoint ?? ''} ${[e.make, e.model, e.year].filter((x) => x !== null).join(' ')} ${e.status}${e.reference === null ? '' : ` (${e.reference})`}`,
     )
-    print(flags, { account_id: id, transactions: entries }, lines.join('\n') || 'no transactions')
+    print(flags, { account_id: id, transactions: entries }, transactions.length === 0 ? terminal`no transactions` : lines(transactions))
   })

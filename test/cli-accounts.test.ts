@@ -1,21 +1,8 @@
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import t from 'tap'
 import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { CLI, build, freshDir, rows, spawnServe, toCsv } from './support.js'
-
-const run = promisify(execFile)
-const carmarket = async (args: string[]) => {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args])
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+import { build, carmarket, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 t.test('the operator CLI manages accounts while serve runs on the same ledger', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))

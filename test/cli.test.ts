@@ -1,30 +1,8 @@
-import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
-import { COLUMNS } from './support.js'
-
-/** The compiled CLI (dist/cli/main.js) run as a real child process. */
-
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function carmarket(args: string[], cwd?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const env = { ...process.env }
-    delete env.CARMARKET_SNAPSHOTS
-    execFile(process.execPath, [CLI, ...args], { timeout: 60_000, cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
-    })
-  })
-}
+import { COLUMNS, carmarket } from './support.js'
 
 t.test('--help lists the commands', async (t) => {
   const top = await carmarket(['--help'])

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -160,6 +160,24 @@ export function vehicle(make: string, model: string, year: number) {
 
 /** The compiled CLI, run as a real child process. */
 export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+
+/** What a CLI run gave: its exit code (null when killed) and its output. */
+export interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** The compiled CLI run to its end, in `cwd`, without the snapshots folder of the environment. */
+export function carmarket(args: readonly string[], cwd?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = { ...process.env }
+    delete env.CARMARKET_SNAPSHOTS
+    execFile(process.execPath, [CLI, ...args], { timeout: 60_000, cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
+    })
+  })
+}
 
 /** `carmarket serve` in a child process on a free port; resolves once it listens. */
 export async function spawnServe(
