@@ -13,7 +13,7 @@ export const usageCommand = ledgerOptions(new Command('usage').description("prin
       return { id: account.id, entries: ledger.entries(account.id, limit) }
     })
     const transactions = entries.map(
-      (e) => terminal`${e.time}  ${e.type.padEnd(12)} ${String(e.credits).padStart(6)}  balance ${String(e.balance_after).padStart(6)}  ${e.endpoint ?? ''} ${[e.make, e.model, e.year].filter((x) => x !== null).join(' ')} ${e.status}${e.reference === null ? '' : ` (${e.reference})`}`,
+      (e) => terminal`${e.time}  ${e.type.padEnd(12)} ${String(e.credits).padStart(6)}  balance ${String(e.balance_after).padStart(6)}  ${e.endpoint ?? ''} ${[e.make, e.model, e.year].filter((x) => x !== null).join(' ')} ${e.status}${e.count > 1 ? ` x${e.count}` : ''}${e.reference === null ? '' : ` (${e.reference})`}`,
     )
     print(flags, { account_id: id, transactions: entries }, transactions.length === 0 ? terminal`no transactions` : lines(transactions))
   })

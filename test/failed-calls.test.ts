@@ -2,7 +2,7 @@ import t from 'tap'
 import { Agent, request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { FAILED_CALL_ENTRIES_PER_DAY } from '../ledger/types.js'
-import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { account, build, carmarket, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 t.test('refund records are bounded: repeated failures coalesce, and a day holds at most a fixed number of failure entries', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
@@ -40,4 +40,6 @@ t.test('refund records are bounded: repeated failures coalesce, and a day holds 
   t.same([repeated.endpoint, repeated.status, repeated.count], ['valuation', 'INVALID_PARAMETER', 1_000], 'the same call repeated is one entry with its count')
   t.ok(failures.every((e) => e.credits === 0 && e.balance_after === 0), 'none of them moved the balance')
   t.equal(ledger.account(id)!.entries, entries.length, 'the entry count matches')
+  const usage = await carmarket(['usage', '--ledger', ledgerDir, '--account', id, '--limit', '200'])
+  t.match(usage.stdout, /valuation VW Golf 1850 INVALID_PARAMETER x1000\n/, 'carmarket usage shows the count of a coalesced entry')
 })
