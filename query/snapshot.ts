@@ -4,11 +4,13 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
+import { verifyFiles } from '../format/snapshot-files.js'
 import { LIQUIDITY_NOTE_JSON, StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
 import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
   CURRENT_LINK,
+  MANIFEST_FILE,
   META_DB,
   MIN_LISTINGS,
   OPERATIONS,
@@ -57,6 +59,9 @@ export class Snapshot {
 
   private constructor(dir: string) {
     this.dir = dir
+    // Mapping a file that was changed after its build could serve wrong figures or crash
+    // the process; its digests are checked first, then its LMDB meta pages.
+    const buildId = verifyFiles(dir)
     const file = join(dir, SNAPSHOT_FILE)
     const problem = existsSync(file) ? lmdbFileProblem(file) : 'missing'
     if (problem !== undefined) throw new Error(`${file} cannot be served: ${problem}`)
@@ -68,6 +73,7 @@ export class Snapshot {
       if (manifest.schema_version !== SCHEMA_VERSION) {
         throw new Error(`${dir} has snapshot schema ${manifest.schema_version}; this code reads schema ${SCHEMA_VERSION}`)
       }
+      if (manifest.build_id !== buildId) throw new Error(`${join(dir, MANIFEST_FILE)} is of build ${buildId}, ${file} of build ${manifest.build_id}`)
       this.manifest = manifest
       this.maxYear = Number(manifest.as_of.slice(0, 4)) + 1
       this.names = new NameResolver(meta.get('names') as NameIndex)
@@ -81,7 +87,8 @@ export class Snapshot {
 
   /**
    * Opens a snapshot folder, or the `current` snapshot of a snapshots folder.
-   * Throws when there is none or it was built for another schema.
+   * Throws when there is none, when its files differ from the digests its manifest.json
+   * lists (or it lists none), or when it was built for another schema.
    */
   static open(path: string): Snapshot {
     const dir = Snapshot.locate(path)
