@@ -71,8 +71,8 @@ export async function writeSnapshot(
  * Re-opens a written snapshot read-only, through the reader the runtime uses, and
  * checks it as the runtime checks a snapshot before serving it: the files match the
  * digests of manifest.json, the manifest and the name index decode, every key has its
- * five answers, and answers spread over the whole key range hold JSON in every
- * variant.
+ * five answers, and answers spread over the whole key range are consistent JSON in
+ * every variant.
  */
 export async function verifySnapshot(dir: string, expected: Manifest): Promise<void> {
   let snapshot: Snapshot

@@ -24,6 +24,7 @@ import {
   type Operation,
 } from '../format/schema.js'
 import { FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
+import { answerProblem } from './answer-consistency.js'
 import { ApiError } from './api-error.js'
 import type { LiquidityData, PriceHistoryData, RegionalData, ValuationData, ValuationFactorsData } from './answers.js'
 import { NameResolver, type Resolution } from './name-resolver.js'
@@ -109,7 +110,8 @@ export class Snapshot {
   /**
    * Reads the snapshot as it will be served, before anyone is answered from it: it must
    * hold the answers its manifest counts, and every variant of `samples` answers spread
-   * over the whole file must read as the JSON its operation stores. Throws what is wrong.
+   * over the whole file must read as the JSON its operation stores, with figures that
+   * agree with each other (answer-consistency.ts). Throws what is wrong.
    */
   check(samples: number): void {
     const expected = this.manifest.counts.keys_written * OPERATIONS.length
@@ -119,9 +121,10 @@ export class Snapshot {
     let at = 0
     for (const key of this.answers.getKeys()) {
       if (at++ % step !== 0) continue
-      if (!readable(this.stored, this.answers.getBinary(key), (key as AnswerKey)[4])) {
-        throw new Error(`${this.dir} holds an unreadable ${(key as AnswerKey)[4]} answer`)
-      }
+      const [kind, make, name, year, operation] = key as AnswerKey
+      const bytes = this.answers.getBinary(key)
+      const problem = bytes === undefined ? 'it is missing' : answerProblem(this.stored, bytes, operation)
+      if (problem !== undefined) throw new Error(`${this.dir} holds an unreadable or inconsistent ${operation} answer (${kind} ${make} ${name} ${year}): ${problem}`)
     }
   }
 
@@ -268,20 +271,6 @@ export class Snapshot {
       this.kept[n++] = columns.price[i]!
     }
     return this.kept.subarray(0, n)
-  }
-}
-
-/** Whether a stored answer's every variant reads as the JSON its operation stores. */
-function readable(stored: StoredAnswer, bytes: Buffer | undefined, operation: Operation): boolean {
-  if (bytes === undefined || !stored.reset(bytes) || stored.count === 0) return false
-  try {
-    for (let i = 0; i < stored.count; i++) {
-      const text = stored.text(i)
-      JSON.parse(operation === 'price-history' ? `[${text}]` : `{${text}}`)
-    }
-    return true
-  } catch {
-    return false
   }
 }
 
