@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BUILD_ID_PATTERN, CURRENT_LINK } from '../format/schema.js'
+import { BUILD_ID_PATTERN, CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE } from '../format/schema.js'
 import { BuildError } from './build-error.js'
 
 /**
  * How a build reaches the runtime: it writes under `snapshots/.building-<id>/`, renames
- * that to `snapshots/<id>/` once verified, and only then points `snapshots/current` at
- * it by renaming a new symlink over the old one (an atomic step on POSIX file systems).
+ * that to `snapshots/<id>/` once verified (its files made read-only), and only then
+ * points `snapshots/current` at it by renaming a new symlink over the old one (an atomic
+ * step on POSIX file systems).
  * A build that fails or is killed before that leaves `current` as it was.
  */
 
@@ -66,10 +67,16 @@ export function stagingDir(snapshots: string, id: string): string {
   return dir
 }
 
-/** Moves a verified staging folder into place and switches `current` to it. */
+/**
+ * Moves a verified staging folder into place, its files read-only, and switches
+ * `current` to it. Workers map the data file: changing it in place would crash them
+ * (SIGBUS on a cut-short file) or, unchecked, serve what the build did not write.
+ */
 export function publish(snapshots: string, id: string): string {
   const dir = join(snapshots, id)
-  renameSync(join(snapshots, STAGING_PREFIX + id), dir)
+  const staging = join(snapshots, STAGING_PREFIX + id)
+  for (const file of [SNAPSHOT_FILE, MANIFEST_FILE]) chmodSync(join(staging, file), 0o444)
+  renameSync(staging, dir)
   const link = join(snapshots, `.${CURRENT_LINK}-${id}`)
   symlinkSync(id, link)
   renameSync(link, join(snapshots, CURRENT_LINK))

@@ -12,18 +12,20 @@ import {
   statKey,
   type Manifest,
   type NameIndex,
+  type PublishedManifest,
 } from '../format/schema.js'
 import { lmdbExtent } from '../format/lmdb-file.js'
+import { fileDigests } from '../format/snapshot-files.js'
 import { Snapshot } from '../query/snapshot.js'
 import { BuildError } from './build-error.js'
 import type { RenderedKey } from './parallel-statistics.js'
 
 /**
  * Writes a snapshot into `dir` (a staging folder nobody serves yet), waits for it to
- * reach the disk, and returns its manifest. Puts are asynchronous: lmdb-js writes them
- * on its own thread, so the B-tree work overlaps the computing of the next keys. The
- * folder is only published after verifySnapshot, so how the writes are split into
- * transactions does not matter.
+ * reach the disk, writes manifest.json with the digest of the complete file, and returns
+ * its manifest. Puts are asynchronous: lmdb-js writes them on its own thread, so the
+ * B-tree work overlaps the computing of the next keys. The folder is only published
+ * after verifySnapshot, so how the writes are split into transactions does not matter.
  */
 export async function writeSnapshot(
   dir: string,
@@ -58,15 +60,19 @@ export async function writeSnapshot(
   }
   padToExtent(file)
   syncToDisk(file)
-  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`)
+  const published: PublishedManifest = { ...manifest, files: fileDigests(dir, [SNAPSHOT_FILE]) }
+  const manifestFile = join(dir, MANIFEST_FILE)
+  writeFileSync(manifestFile, `${JSON.stringify(published, null, 2)}\n`)
+  syncToDisk(manifestFile)
   return manifest
 }
 
 /**
  * Re-opens a written snapshot read-only, through the reader the runtime uses, and
- * checks it as the runtime checks a snapshot before serving it: the manifest and the
- * name index decode, every key has its five answers, and answers spread over the whole
- * key range hold JSON in every variant.
+ * checks it as the runtime checks a snapshot before serving it: the files match the
+ * digests of manifest.json, the manifest and the name index decode, every key has its
+ * five answers, and answers spread over the whole key range are consistent JSON in
+ * every variant.
  */
 export async function verifySnapshot(dir: string, expected: Manifest): Promise<void> {
   let snapshot: Snapshot

@@ -191,6 +191,10 @@ export class StoredAnswer {
     return -1
   }
 
+  selector(variant: number): number {
+    return this.bytes.readUInt32LE(4 + variant * ROW)
+  }
+
   sampleSize(variant: number): number {
     return this.bytes.readUInt32LE(4 + variant * ROW + 4)
   }

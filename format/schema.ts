@@ -12,10 +12,15 @@
  * - `columns`: [kind, make, name, year] -> raw bytes (columns.ts) of the key's listings
  *   with a known mileage, for the one answer that cannot be precomputed: a valuation
  *   with a mileage window.
+ *
+ * Beside it, `manifest.json` holds the manifest again with the size and SHA-256 of the
+ * folder's other files (PublishedManifest), which a reader verifies before mapping them.
  */
 export const SCHEMA_VERSION = 2
 export const SNAPSHOT_FILE = 'snapshot.mdb'
 export const MANIFEST_FILE = 'manifest.json'
+/** LMDB's lock file beside the data file: every reader writes to it, so it is no part of the content. */
+export const SNAPSHOT_LOCK_FILE = `${SNAPSHOT_FILE}-lock`
 /** The link in a snapshots folder naming the snapshot to serve; switched atomically by a build. */
 export const CURRENT_LINK = 'current'
 /** The name of a published snapshot's folder: its build id (UTC time to the millisecond and a random suffix), so names sort by age. */
@@ -55,6 +60,23 @@ export interface Manifest {
   /** Version of the code that built it. */
   readonly code_version: string
   readonly counts: BuildCounts
+}
+
+/** A file of a snapshot folder as the build left it. */
+export interface FileDigest {
+  readonly bytes: number
+  /** Lower-case hex. */
+  readonly sha256: string
+}
+
+/**
+ * `manifest.json`: the manifest, and a digest of every other file of the folder (the
+ * lock file aside), taken once the build had written and synced them. The digests
+ * cannot be in the LMDB file they describe, so this file is where they are kept.
+ */
+export interface PublishedManifest extends Manifest {
+  /** By file name. */
+  readonly files: Readonly<Record<string, FileDigest>>
 }
 
 /** What the runtime needs to resolve the names of a request (contract section 4). */

@@ -4,11 +4,13 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
+import { verifyFiles } from '../format/snapshot-files.js'
 import { LIQUIDITY_NOTE_JSON, StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
 import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
   CURRENT_LINK,
+  MANIFEST_FILE,
   META_DB,
   MIN_LISTINGS,
   OPERATIONS,
@@ -22,6 +24,7 @@ import {
   type Operation,
 } from '../format/schema.js'
 import { FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
+import { answerProblem } from './answer-consistency.js'
 import { ApiError } from './api-error.js'
 import type { LiquidityData, PriceHistoryData, RegionalData, ValuationData, ValuationFactorsData } from './answers.js'
 import { NameResolver, type Resolution } from './name-resolver.js'
@@ -57,6 +60,9 @@ export class Snapshot {
 
   private constructor(dir: string) {
     this.dir = dir
+    // Mapping a file that was changed after its build could serve wrong figures or crash
+    // the process; its digests are checked first, then its LMDB meta pages.
+    const buildId = verifyFiles(dir)
     const file = join(dir, SNAPSHOT_FILE)
     const problem = existsSync(file) ? lmdbFileProblem(file) : 'missing'
     if (problem !== undefined) throw new Error(`${file} cannot be served: ${problem}`)
@@ -68,6 +74,7 @@ export class Snapshot {
       if (manifest.schema_version !== SCHEMA_VERSION) {
         throw new Error(`${dir} has snapshot schema ${manifest.schema_version}; this code reads schema ${SCHEMA_VERSION}`)
       }
+      if (manifest.build_id !== buildId) throw new Error(`${join(dir, MANIFEST_FILE)} is of build ${buildId}, ${file} of build ${manifest.build_id}`)
       this.manifest = manifest
       this.maxYear = Number(manifest.as_of.slice(0, 4)) + 1
       this.names = new NameResolver(meta.get('names') as NameIndex)
@@ -81,7 +88,8 @@ export class Snapshot {
 
   /**
    * Opens a snapshot folder, or the `current` snapshot of a snapshots folder.
-   * Throws when there is none or it was built for another schema.
+   * Throws when there is none, when its files differ from the digests its manifest.json
+   * lists (or it lists none), or when it was built for another schema.
    */
   static open(path: string): Snapshot {
     const dir = Snapshot.locate(path)
@@ -102,7 +110,8 @@ export class Snapshot {
   /**
    * Reads the snapshot as it will be served, before anyone is answered from it: it must
    * hold the answers its manifest counts, and every variant of `samples` answers spread
-   * over the whole file must read as the JSON its operation stores. Throws what is wrong.
+   * over the whole file must read as the JSON its operation stores, with figures that
+   * agree with each other (answer-consistency.ts). Throws what is wrong.
    */
   check(samples: number): void {
     const expected = this.manifest.counts.keys_written * OPERATIONS.length
@@ -112,9 +121,10 @@ export class Snapshot {
     let at = 0
     for (const key of this.answers.getKeys()) {
       if (at++ % step !== 0) continue
-      if (!readable(this.stored, this.answers.getBinary(key), (key as AnswerKey)[4])) {
-        throw new Error(`${this.dir} holds an unreadable ${(key as AnswerKey)[4]} answer`)
-      }
+      const [kind, make, name, year, operation] = key as AnswerKey
+      const bytes = this.answers.getBinary(key)
+      const problem = bytes === undefined ? 'it is missing' : answerProblem(this.stored, bytes, operation)
+      if (problem !== undefined) throw new Error(`${this.dir} holds an unreadable or inconsistent ${operation} answer (${kind} ${make} ${name} ${year}): ${problem}`)
     }
   }
 
@@ -261,20 +271,6 @@ export class Snapshot {
       this.kept[n++] = columns.price[i]!
     }
     return this.kept.subarray(0, n)
-  }
-}
-
-/** Whether a stored answer's every variant reads as the JSON its operation stores. */
-function readable(stored: StoredAnswer, bytes: Buffer | undefined, operation: Operation): boolean {
-  if (bytes === undefined || !stored.reset(bytes) || stored.count === 0) return false
-  try {
-    for (let i = 0; i < stored.count; i++) {
-      const text = stored.text(i)
-      JSON.parse(operation === 'price-history' ? `[${text}]` : `{${text}}`)
-    }
-    return true
-  } catch {
-    return false
   }
 }
 

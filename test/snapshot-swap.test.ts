@@ -1,12 +1,12 @@
-import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { open } from 'lmdb'
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { runBuild } from '../build/run-build.js'
-import { ANSWERS_OPTIONS, CURRENT_LINK, SNAPSHOT_FILE } from '../format/schema.js'
+import { ANSWERS_OPTIONS, SNAPSHOT_FILE } from '../format/schema.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { account, build, freshDir, metric, rows, spawnServe, toCsv, vehicle, writeExport } from './support.js'
+import { account, build, copySnapshot, freshDir, metric, pointCurrent, reseal, rows, spawnServe, toCsv, vehicle, writeExport } from './support.js'
 
 const golf = vehicle('VW', 'Golf', 2017)
 const valuation = '/v1/market/valuation?make=VW&model=Golf&year=2017'
@@ -17,29 +17,23 @@ interface Seen {
   readonly figures: string
 }
 
-/** Points `current` at a folder of `snapshots` the way a build publishes: a new link renamed over the old. */
-function pointCurrent(snapshots: string, folder: string): void {
-  const link = join(snapshots, `.link-${folder}`)
-  symlinkSync(folder, link)
-  renameSync(link, join(snapshots, CURRENT_LINK))
-}
-
-/** Copies a built snapshot into `snapshots` under a new name and breaks one stored answer; returns the name and how to mend it. */
+/** Copies a built snapshot into `snapshots` under a new name and breaks one stored answer (its digests made to match); returns how to mend it. */
 async function brokenCopy(snapshots: string, from: string, name: string): Promise<{ readonly mend: () => Promise<void> }> {
   const dir = join(snapshots, name)
-  mkdirSync(dir)
-  copyFileSync(join(from, SNAPSHOT_FILE), join(dir, SNAPSHOT_FILE))
+  copySnapshot(from, dir)
   const root = open({ path: join(dir, SNAPSHOT_FILE), maxDbs: 4 })
   const answers = root.openDB(ANSWERS_OPTIONS)
   const key = [...answers.getKeys()][0]!
   const original = answers.getBinary(key)!
   await answers.put(key, Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3]))
   await root.close()
+  reseal(dir)
   return {
     mend: async () => {
       const again = open({ path: join(dir, SNAPSHOT_FILE), maxDbs: 4 })
       await again.openDB(ANSWERS_OPTIONS).put(key, original)
       await again.close()
+      reseal(dir)
     },
   }
 }
@@ -129,8 +123,10 @@ t.test('snapshot files LMDB cannot map safely (empty, cut short) are refused, no
   const whole = readFileSync(join(report.snapshot, SNAPSHOT_FILE))
   const cases = { empty: Buffer.alloc(0), 'cut-short': whole.subarray(0, whole.length - 4096), foreign: Buffer.alloc(whole.length, 7) }
   for (const [name, content] of Object.entries(cases)) {
-    mkdirSync(join(snapshots, name))
+    // Digests that match: what refuses these files is the look at them before mapping.
+    copySnapshot(report.snapshot, join(snapshots, name))
     writeFileSync(join(snapshots, name, SNAPSHOT_FILE), content)
+    reseal(join(snapshots, name))
     const refusals = (server.log().match(/new snapshot refused/g) ?? []).length
     pointCurrent(snapshots, name)
     for (let i = 0; i < 100 && (server.log().match(/new snapshot refused/g) ?? []).length === refusals; i++) await new Promise((resolve) => setTimeout(resolve, 50))

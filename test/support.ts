@@ -1,10 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { Test } from 'tap'
 import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
+import { fileDigests } from '../format/snapshot-files.js'
+import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } from '../format/schema.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { Snapshot } from '../query/snapshot.js'
 
@@ -120,6 +122,32 @@ export async function build(t: Test, content: string | Buffer, options: Partial<
   const snapshot = Snapshot.open(snapshots)
   t.teardown(() => snapshot.close())
   return { report, snapshot, snapshots }
+}
+
+/** Copies a published snapshot's files into a new folder `to`, writable (a build publishes them read-only) so that a test may change them. */
+export function copySnapshot(from: string, to: string): void {
+  mkdirSync(to)
+  for (const file of [SNAPSHOT_FILE, MANIFEST_FILE]) {
+    copyFileSync(join(from, file), join(to, file))
+    chmodSync(join(to, file), 0o644)
+  }
+}
+
+/**
+ * Makes manifest.json list the digests of the files of `dir` as they are now, as if a
+ * build had written them: a copy changed on purpose then has no flaw but the change.
+ */
+export function reseal(dir: string): void {
+  const path = join(dir, MANIFEST_FILE)
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as PublishedManifest
+  writeFileSync(path, JSON.stringify({ ...manifest, files: fileDigests(dir, Object.keys(manifest.files)) }))
+}
+
+/** Points `current` at a folder of `snapshots` the way a build publishes: a new link renamed over the old. */
+export function pointCurrent(snapshots: string, folder: string): void {
+  const link = join(snapshots, `.link-${folder}`)
+  symlinkSync(folder, link)
+  renameSync(link, join(snapshots, CURRENT_LINK))
 }
 
 /**

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto'
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { isCount, isObject } from './json-shape.js'
+import { MANIFEST_FILE, SNAPSHOT_LOCK_FILE, type FileDigest, type PublishedManifest } from './schema.js'
+
+/**
+ * The digests of a snapshot folder's files: taken by the build once the files are
+ * complete, kept in manifest.json, and verified before a reader maps anything. A copy
+ * changed after its build (a flipped byte, a file cut short or rewritten) is refused
+ * rather than served, or mapped and crashed on.
+ */
+
+/** Read in pieces: a snapshot is large, and every worker verifies it while serving. */
+const CHUNK = 1 << 20
+
+/** The size and SHA-256 of a file. */
+export function fileDigest(path: string): FileDigest {
+  const hash = createHash('sha256')
+  const chunk = Buffer.allocUnsafe(CHUNK)
+  const fd = openSync(path, 'r')
+  let bytes = 0
+  try {
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) {
+      hash.update(chunk.subarray(0, read))
+      bytes += read
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return { bytes, sha256: hash.digest('hex') }
+}
+
+/** The digests manifest.json lists: those of the named files of `dir`. */
+export function fileDigests(dir: string, names: readonly string[]): Record<string, FileDigest> {
+  return Object.fromEntries(names.map((name) => [name, fileDigest(join(dir, name))]))
+}
+
+/**
+ * Checks the files of a snapshot folder against its manifest.json: every file but the
+ * manifest and LMDB's lock file is listed, and every listed file is there with its size
+ * and SHA-256 (all sizes first: they cost nothing). Returns the build id manifest.json
+ * names; throws what is wrong, naming the file.
+ */
+export function verifyFiles(dir: string): string {
+  const listed = readManifest(dir)
+  for (const name of readdirSync(dir)) {
+    if (name !== MANIFEST_FILE && name !== SNAPSHOT_LOCK_FILE && !Object.hasOwn(listed.files, name)) {
+      throw new Error(`${join(dir, name)} is not listed in ${MANIFEST_FILE}`)
+    }
+  }
+  const files = Object.entries(listed.files).map(([name, digest]) => ({ path: join(dir, name), digest }))
+  for (const { path, digest } of files) {
+    const stat = statSync(path, { throwIfNoEntry: false })
+    if (stat === undefined) throw new Error(`${path} is missing`)
+    if (!stat.isFile()) throw new Error(`${path} is not a file`)
+    if (stat.size !== digest.bytes) throw new Error(`${path} is ${stat.size} bytes; ${MANIFEST_FILE} says ${digest.bytes}`)
+  }
+  for (const { path, digest } of files) {
+    if (fileDigest(path).sha256 !== digest.sha256) throw new Error(`${path} does not match its SHA-256 in ${MANIFEST_FILE}: it was changed after the build`)
+  }
+  return listed.build_id
+}
+
+type Listed = Pick<PublishedManifest, 'build_id' | 'files'>
+
+/** The part of manifest.json the files are verified with, its shape checked: the file comes from outside. */
+function readManifest(dir: string): Listed {
+  const path = join(dir, MANIFEST_FILE)
+  if (!existsSync(path)) throw new Error(`${path} is missing: a snapshot is published with it`)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new Error(`${path} is not JSON: ${(error as Error).message}`)
+  }
+  if (!isObject(parsed) || typeof parsed.build_id !== 'string') throw new Error(`${path} is not a snapshot manifest`)
+  if (parsed.files === undefined) {
+    throw new Error(`${path} lists no digests of the snapshot's files: it was built by an older version; rebuild it (carmarket build)`)
+  }
+  if (!isFileList(parsed.files)) throw new Error(`${path}: "files" must map the folder's file names to their bytes and sha256`)
+  return { build_id: parsed.build_id, files: parsed.files }
+}
+
+/** File names of the folder itself (no path), other than the two never listed, each with a size and a hex SHA-256. */
+function isFileList(value: unknown): value is Record<string, FileDigest> {
+  return (
+    isObject(value) &&
+    Object.entries(value).every(
+      ([name, digest]) =>
+        /^[^/\\]+$/.test(name) &&
+        name !== '.' &&
+        name !== '..' &&
+        name !== MANIFEST_FILE &&
+        name !== SNAPSHOT_LOCK_FILE &&
+        isObject(digest) &&
+        isCount(digest.bytes) &&
+        typeof digest.sha256 === 'string' &&
+        /^[0-9a-f]{64}$/.test(digest.sha256),
+    )
+  )
+}
