@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { Command } from 'commander'
 import { CURRENT_LINK } from '../format/schema.js'
+import { Snapshot } from '../query/snapshot.js'
 import { DEFAULT_LISTINGS, SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
 import { buildWithProgress, formatReport } from './build-command.js'
 import { formatManifest, openOrFail } from './snapshot-command.js'
@@ -12,12 +13,14 @@ import { visible } from './terminal-text.js'
 export const DEFAULT_SAMPLE_EXPORT = join('data', 'sample-listings.csv.gz')
 
 /**
- * The embedded default: when the snapshots folder has no current snapshot, generate
+ * The embedded default: when the snapshots folder has no current snapshot that opens
+ * (none yet, or one this version refuses, such as a build of an older format), generate
  * the sample export and build it; either way, return with a snapshot in place.
  */
 export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAULT_SAMPLE_EXPORT): Promise<void> {
-  if (existsSync(join(snapshots, CURRENT_LINK))) return
-  process.stderr.write(`No snapshot in ${visible(snapshots)} yet: generating the sample market (${DEFAULT_LISTINGS.toLocaleString('en-US')} listings) and building it once.\n`)
+  const problem = currentProblem(snapshots)
+  if (problem === undefined) return
+  process.stderr.write(`${visible(problem)}: generating the sample market (${DEFAULT_LISTINGS.toLocaleString('en-US')} listings) and building it once.\n`)
   mkdirSync(dirname(exportPath), { recursive: true })
   const bar = new ProgressBar()
   try {
@@ -27,6 +30,17 @@ export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAU
   }
   const report = await buildWithProgress({ input: exportPath, snapshots, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
   process.stderr.write(`${formatReport(report)}\n`)
+}
+
+/** Why the current snapshot of `snapshots` cannot be served, or undefined when it can be opened. */
+function currentProblem(snapshots: string): string | undefined {
+  if (!existsSync(join(snapshots, CURRENT_LINK))) return `No snapshot in ${snapshots} yet`
+  try {
+    void Snapshot.open(snapshots).close()
+    return undefined
+  } catch (error) {
+    return `The current snapshot in ${snapshots} cannot be served (${(error as Error).message})`
+  }
 }
 
 export const sampleCommand = new Command('sample')

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
-import { COLUMNS, carmarket } from './support.js'
+import { CURRENT_LINK, MANIFEST_FILE } from '../format/schema.js'
+import { COLUMNS, build, carmarket, freshDir, rows, toCsv } from './support.js'
 
 t.test('--help lists the commands', async (t) => {
   const top = await carmarket(['--help'])
@@ -175,4 +176,25 @@ t.test('build with a missing input: one line on stderr, exit 1, no stack', async
   t.equal(run.stdout, '')
   t.equal(run.stderr, `carmarket: cannot read the export ${missing}: ENOENT\n`)
   t.notMatch(run.stderr, /\n\s+at /, 'no stack trace')
+})
+
+t.test('sample: builds the embedded sample when the current snapshot cannot be served, and leaves a servable one alone', async (t) => {
+  const { snapshots, snapshot } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+  // A snapshot of a format this version refuses: its manifest.json lists no digests.
+  const manifestPath = join(snapshot.dir, MANIFEST_FILE)
+  const { files: _files, ...withoutDigests } = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>
+  chmodSync(manifestPath, 0o644)
+  writeFileSync(manifestPath, JSON.stringify(withoutDigests))
+  const exportPath = join(freshDir(t), 'sample.csv.gz')
+  const rebuilt = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath])
+  t.equal(rebuilt.code, 0, rebuilt.stderr)
+  t.match(rebuilt.stderr, /cannot be served/, 'it says why it builds')
+  const current = realpathSync(join(snapshots, CURRENT_LINK))
+  t.not(current, snapshot.dir, 'a new snapshot is current')
+  t.ok(existsSync(exportPath), 'from the generated sample export')
+
+  const again = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath])
+  t.equal(again.code, 0, again.stderr)
+  t.equal(again.stderr, '', 'a servable snapshot is left alone')
+  t.equal(realpathSync(join(snapshots, CURRENT_LINK)), current)
 })
