@@ -1,11 +1,9 @@
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
-import { open } from 'lmdb'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { COUNTERS_FILE } from '../runtime/counters.js'
 import { smallDisk } from './disk.js'
-import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { account, build, demoCalls, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
@@ -121,11 +119,7 @@ async function fullDisk(t: Test, workers: number) {
   t.equal(state.balance, CREDITS - 8 * charges, 'the balance is exact')
   t.equal(entries.reduce((sum, e) => sum + e.credits, 0), state.balance, 'balance = sum of entries')
 
-  // Every keyless answer was counted against its address's demo quota.
-  const counters = open<number, [string, number, string]>({ path: join(ledgerDir, COUNTERS_FILE), readOnly: true })
-  t.teardown(() => counters.close())
-  const demoCounted = [...counters.getRange({ start: ['demo'], end: ['demo', Infinity] })].reduce((sum, { value }) => sum + value, 0)
-  t.equal(demoCounted, keylessServed, `each of the ${keylessServed} keyless answers was counted`)
+  t.equal(demoCalls(t, ledgerDir), keylessServed, `each of the ${keylessServed} keyless answers was counted against its address's demo quota`)
 }
 
 t.test('a full ledger disk, one process: refusals are answers, nothing is charged without its answer, it recovers by itself', (t) => fullDisk(t, 1))

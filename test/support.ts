@@ -3,12 +3,14 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirS
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { open } from 'lmdb'
 import type { Test } from 'tap'
 import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } from '../format/schema.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { Snapshot } from '../query/snapshot.js'
+import { COUNTERS_FILE } from '../runtime/counters.js'
 
 /** A row of a test export: every column of the data contract, as text. */
 export interface Row {
@@ -279,4 +281,11 @@ export function children(pid: number): number[] {
       }
     })
     .map(Number)
+}
+
+/** The keyless calls a ledger folder's counters hold against the demo quota, over every client address and day. */
+export function demoCalls(t: Test, ledgerDir: string): number {
+  const counters = open<number, [string, number, string]>({ path: join(ledgerDir, COUNTERS_FILE), readOnly: true })
+  t.teardown(() => counters.close())
+  return [...counters.getRange({ start: ['demo'], end: ['demo', Infinity] })].reduce((sum, { value }) => sum + value, 0)
 }
