@@ -46,10 +46,10 @@ async function setup(t: Test, outbox = freshDir(t), ledgerDir = freshDir(t)) {
 
 t.test('answers do not tell whether an address has an account', async (t) => {
   const ledgerDir = freshDir(t)
-  const known = Array.from({ length: 40 }, (_, i) => `known-${i}@example.pl`)
+  const known = Array.from({ length: 120 }, (_, i) => `known-${i}@example.pl`)
   for (const email of known) await account(ledgerDir, email, 0)
   const { post } = await setup(t, freshDir(t), ledgerDir)
-  const fresh = Array.from({ length: 40 }, (_, i) => `fresh-${i}@example.pl`)
+  const fresh = Array.from({ length: 120 }, (_, i) => `fresh-${i}@example.pl`)
   const without = (reply: Reply) => JSON.stringify({ ...reply.body, data: { ...reply.body.data, email: undefined } })
 
   const registered = await post('/v1/auth/register', { email: known[0] })
@@ -72,7 +72,7 @@ t.test('answers do not tell whether an address has an account', async (t) => {
   }
   const knownTimes: number[] = []
   const freshTimes: number[] = []
-  for (let i = 2; i < 40; i++) {
+  for (let i = 2; i < 120; i++) {
     knownTimes.push(await timeOf(known[i]!))
     freshTimes.push(await timeOf(fresh[i]!))
   }
@@ -81,7 +81,10 @@ t.test('answers do not tell whether an address has an account', async (t) => {
   let slower = 0
   for (const k of knownTimes) for (const f of freshTimes) slower += k > f ? 1 : k === f ? 0.5 : 0
   const share = slower / (knownTimes.length * freshTimes.length)
-  t.ok(share > 0.25 && share < 0.75, `register takes as long for a registered address as for a new one (P(slower) = ${share.toFixed(2)})`)
+  // With 118 calls of each, the share's standard deviation is about 0.038 when the time
+  // does not depend on the address: the bounds are over 5 of them away (before, when it
+  // did, the share was 0.14-0.23).
+  t.ok(share > 0.3 && share < 0.7, `register takes as long for a registered address as for a new one (P(slower) = ${share.toFixed(2)})`)
 })
 
 t.test('one account per mailbox: the forms of one address all meet the first account', async (t) => {
