@@ -82,7 +82,7 @@ t.test('answers do not tell whether an address has an account', async (t) => {
   for (const k of knownTimes) for (const f of freshTimes) slower += k > f ? 1 : k === f ? 0.5 : 0
   const share = slower / (knownTimes.length * freshTimes.length)
   // With 118 calls of each, the share's standard deviation is about 0.038 when the time
-  // does not depend on the address: the bounds are over 5 of them away (before, when it
+  // does not depend on the address: the bounds are over 5 of them from 0.5 (before, when it
   // did, the share was 0.14-0.23).
   t.ok(share > 0.3 && share < 0.7, `register takes as long for a registered address as for a new one (P(slower) = ${share.toFixed(2)})`)
 })
