@@ -7,26 +7,16 @@
  *
  *   npm run bench:answers
  */
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { runBuild } from '../build/run-build.js'
 import { OPERATIONS, type Operation } from '../format/schema.js'
 import { ApiError } from '../query/api-error.js'
 import { answerJson, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
-import { SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
+import { benchSnapshots } from './bench-data.js'
 
-const data = join('bench', '.data')
 const SECONDS = 1
 
 async function snapshotOf(listings: number): Promise<Snapshot> {
-  const dir = join(data, `answers-${listings}`)
-  if (!existsSync(join(dir, 'current'))) {
-    const file = join(data, `listings-${listings}.csv.gz`)
-    if (!existsSync(file)) await generateExport({ out: file, listings, seed: 'bench', asOf: '2026-09-30' })
-    await runBuild({ input: file, snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
-  }
-  return Snapshot.open(dir)
+  return Snapshot.open(await benchSnapshots(listings))
 }
 
 /** The answer's JSON, or the error envelope's when the data is too thin: both are answers. */

@@ -5,16 +5,20 @@
  * Requests per second and latency percentiles; each server is measured `--rounds` times,
  * in turns, and the round with the median requests per second is reported.
  *
- *   npm run bench:http -- [--connections 50] [--seconds 10] [--rounds 3]
+ * `--before DIR` adds a keyed valuation row served by another checkout's compiled code
+ * (DIR/dist/cli/main.js, e.g. a git worktree of the last release), so that a change is
+ * judged against the code before it in the same run.
+ *
+ *   npm run bench:http -- [--connections 50] [--seconds 10] [--rounds 3] [--before DIR]
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { runBuild } from '../build/run-build.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
+import { DEFAULT_LISTINGS } from '../sample/generate.js'
+import { benchSnapshots } from './bench-data.js'
 
 interface Result {
   requests_per_second: number
@@ -34,20 +38,10 @@ const option = (name: string, fallback: number) => {
 const connections = option('--connections', 50)
 const seconds = option('--seconds', 10)
 const rounds = option('--rounds', 3)
+const beforeAt = args.indexOf('--before')
+const before = beforeAt >= 0 ? args[beforeAt + 1] : undefined
 const REPORT = fileURLToPath(new URL('../../bench/wrk-report.lua', import.meta.url))
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
-const data = join('bench', '.data')
-
-async function snapshots(): Promise<string> {
-  const dir = join(data, 'answers-1400000')
-  if (!existsSync(join(dir, 'current'))) {
-    const file = join(data, 'listings-1400000.csv.gz')
-    if (!existsSync(file)) await generateExport({ out: file, seed: 'bench', asOf: '2026-09-30' })
-    await runBuild({ input: file, snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
-  }
-  return dir
-}
-
 /** Starts a server process and resolves with its port, read from what it prints. */
 function start(command: string[], pattern: RegExp): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, command, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -110,10 +104,13 @@ const servers: Server[] = [
     ['keyed valuation, mileage window', `${VALUATION}&mileage=150000`, ['--no-request-log']],
     ['keyed valuation, 2 workers (sharing the 2 cores with wrk)', VALUATION, ['--no-request-log', '--workers', '2']],
   ] as const).map(([label, path, flags]) => ({ label, path, headers: { 'x-api-key': key }, start: () => serve(flags) })),
+  ...(before === undefined
+    ? []
+    : [{ label: `keyed valuation, the code in ${before}`, path: VALUATION, headers: { 'x-api-key': key }, start: () => serve(['--no-request-log'], join(before, 'dist', 'cli', 'main.js')) }]),
 ]
-const dir = await snapshots()
-function serve(flags: readonly string[]) {
-  return start([CLI, 'serve', '--snapshots', dir, '--ledger', ledgerDir, '--port', '0', '--rate-limit', '0', ...flags], /serving on http:\/\/127\.0\.0\.1:(\d+)/)
+const dir = await benchSnapshots(DEFAULT_LISTINGS)
+function serve(flags: readonly string[], cli = CLI) {
+  return start([cli, 'serve', '--snapshots', dir, '--ledger', ledgerDir, '--port', '0', '--rate-limit', '0', ...flags], /serving on http:\/\/127\.0\.0\.1:(\d+)/)
 }
 
 // Rounds in turns, so that a noisy minute of the machine falls on every server alike.

@@ -1,0 +1,33 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { runBuild } from '../build/run-build.js'
+import { Snapshot } from '../query/snapshot.js'
+import { SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
+
+/** Where benchmarks keep what they generate and build, once (git-ignored). */
+export const BENCH_DATA = join('bench', '.data')
+
+/**
+ * The snapshots folder of the sample market with `listings` listings (seed `bench`, as of
+ * 2026-09-30), generated and built on first use. One built by an earlier version that this
+ * one refuses is built again.
+ */
+export async function benchSnapshots(listings: number): Promise<string> {
+  mkdirSync(BENCH_DATA, { recursive: true })
+  const dir = join(BENCH_DATA, `answers-${listings}`)
+  if (!servable(dir)) {
+    const file = join(BENCH_DATA, `listings-${listings}.csv.gz`)
+    if (!existsSync(file)) await generateExport({ out: file, listings, seed: 'bench', asOf: '2026-09-30' })
+    await runBuild({ input: file, snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
+  }
+  return dir
+}
+
+function servable(dir: string): boolean {
+  try {
+    void Snapshot.open(dir).close()
+    return true
+  } catch {
+    return false
+  }
+}
