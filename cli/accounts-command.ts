@@ -14,13 +14,13 @@ const create = ledgerOptions(new Command('create').description('open an account 
   })
 
 const show = ledgerOptions(new Command('show').description("print an account's details")).action(async (flags: AccountFlags) => {
-  const account = await withLedger(flags.ledger, async (ledger) => findAccount(ledger, flags))
+  const account = await withLedger(flags.ledger, (ledger) => findAccount(ledger, flags))
   print(flags, account, describeAccount(account))
 })
 
 const status = (name: 'disable' | 'enable') =>
   ledgerOptions(new Command(name).description(`${name} an account (from its next request on)`)).action(async (flags: AccountFlags) => {
-    const account = await withLedger(flags.ledger, (ledger) => ledger.setStatus(findAccount(ledger, flags).id, name === 'disable' ? 'disabled' : 'active'))
+    const account = await withLedger(flags.ledger, async (ledger) => ledger.setStatus((await findAccount(ledger, flags)).id, name === 'disable' ? 'disabled' : 'active'))
     print(flags, account, describeAccount(account))
   })
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import type { Account, Ledger } from '../ledger/types.js'
+import { openLedger } from './engines.js'
 import { UsageError } from './handle-error.js'
 import { terminal, terminalJson, type TerminalText } from './terminal-text.js'
 
@@ -22,7 +22,7 @@ export function ledgerOptions(command: Command, selectsAccount = true): Command 
 
 /** Runs `work` on the ledger and closes it; the ledger may be open in a running server too. */
 export async function withLedger<T>(dir: string, work: (ledger: Ledger) => Promise<T>): Promise<T> {
-  const ledger = LmdbLedger.open(dir)
+  const ledger = openLedger(dir)
   try {
     return await work(ledger)
   } finally {
@@ -30,9 +30,9 @@ export async function withLedger<T>(dir: string, work: (ledger: Ledger) => Promi
   }
 }
 
-export function findAccount(ledger: Ledger, flags: AccountFlags): Account {
+export async function findAccount(ledger: Ledger, flags: AccountFlags): Promise<Account> {
   if ((flags.account === undefined) === (flags.email === undefined)) throw new UsageError('name the account with --account ID or --email E')
-  const account = flags.account !== undefined ? ledger.account(flags.account) : ledger.accountByEmail(flags.email!)
+  const account = flags.account !== undefined ? await ledger.account(flags.account) : await ledger.accountByEmail(flags.email!)
   if (account === undefined) throw new UsageError(`no account ${flags.account ?? flags.email}`)
   return account
 }

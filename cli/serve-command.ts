@@ -4,7 +4,10 @@ import { STORAGE_BROKEN_EXIT, workerLink, runPrimary } from '../runtime/cluster.
 import { captureConsole, logEvent } from '../runtime/events.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
-import { DEFAULTS, DRAIN_MS, Runtime } from '../runtime/server.js'
+import { servedDocument } from '../runtime/openapi.js'
+import { DEFAULTS, DRAIN_MS, Runtime, type Site } from '../runtime/server.js'
+import { webRoutes } from '../web/routes.js'
+import { openCounters, openLedger } from './engines.js'
 import { DEFAULT_SNAPSHOTS, collect, positiveInteger } from './options.js'
 import { ensureSampleSnapshot } from './sample-command.js'
 
@@ -51,12 +54,15 @@ export const serveCommand = new Command('serve')
     captureConsole()
     const link = cluster.isWorker ? workerLink() : undefined
     const stdout = flags.requestLog && env.CARMARKET_REQUEST_LOG !== 'off' ? stdoutWriter() : undefined
+    const demoQuota = positiveInteger(flags.demoQuota, '--demo-quota', 0)
     const runtime = await Runtime.start(
       {
         snapshots: flags.snapshots,
-        ledger: flags.ledger,
+        ledger: openLedger(flags.ledger),
+        counters: openCounters(flags.ledger),
+        site: siteOf(flags.publicUrl, demoQuota),
         rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
-        demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
+        demoQuota,
         trustedProxies: flags.trustedProxy,
         publicUrl: flags.publicUrl,
         mailer: new OutboxMailer(flags.outbox),
@@ -106,4 +112,13 @@ export const serveCommand = new Command('serve')
 
 function announce(address: string, port: number, processes: string): void {
   process.stderr.write(`carmarket serving on http://${address.includes(':') ? `[${address}]` : address}:${port} (${processes})\n`)
+}
+
+/** The OpenAPI document and the web pages made from it, for the latest year a request may name. */
+export function siteOf(publicUrl: string, demoQuota: number): (maxYear: number) => Site {
+  const base = publicUrl.replace(/\/+$/, '')
+  return (maxYear) => {
+    const document = servedDocument(maxYear, base)
+    return { document, pages: webRoutes(document.body, base, demoQuota) }
+  }
 }

@@ -9,8 +9,8 @@ export const usageCommand = ledgerOptions(new Command('usage').description("prin
   .action(async (flags: AccountFlags & { limit: string }) => {
     const limit = Math.min(USAGE_LIMIT.max, positiveInteger(flags.limit, '--limit'))
     const { id, entries } = await withLedger(flags.ledger, async (ledger) => {
-      const account = findAccount(ledger, flags)
-      return { id: account.id, entries: ledger.entries(account.id, limit) }
+      const account = await findAccount(ledger, flags)
+      return { id: account.id, entries: await ledger.entries(account.id, limit) }
     })
     const transactions = entries.map(
       (e) => terminal`${e.time}  ${e.type.padEnd(12)} ${String(e.credits).padStart(6)}  balance ${String(e.balance_after).padStart(6)}  ${e.endpoint ?? ''} ${[e.make, e.model, e.year].filter((x) => x !== null).join(' ')} ${e.status}${e.count > 1 ? ` x${e.count}` : ''}${e.reference === null ? '' : ` (${e.reference})`}`,

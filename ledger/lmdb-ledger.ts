@@ -155,7 +155,9 @@ export class LmdbLedger implements Ledger {
     return { account: publicAccount(account), key }
   }
 
-  authenticate(key: string): Account | undefined {
+  // Reads are synchronous in LMDB (a look-up in the mapped file); the interface's promises
+  // are for engines across a network.
+  async authenticate(key: string): Promise<Account | undefined> {
     let known = this.known.get(key)
     if (known === undefined) {
       const hash = keyHash(key)
@@ -169,12 +171,12 @@ export class LmdbLedger implements Ledger {
     return account === undefined || !sameHash(account.key_hash, known.hash) ? undefined : publicAccount(account)
   }
 
-  account(id: string): Account | undefined {
+  async account(id: string): Promise<Account | undefined> {
     const account = this.accounts.get(id)
     return account === undefined ? undefined : publicAccount(account)
   }
 
-  accountByEmail(email: string): Account | undefined {
+  async accountByEmail(email: string): Promise<Account | undefined> {
     const parsed = parseEmail(email)
     const id = parsed.ok ? this.emails.get(parsed.mailbox) : undefined
     return id === undefined ? undefined : this.account(id)
@@ -314,7 +316,7 @@ export class LmdbLedger implements Ledger {
     }
   }
 
-  entries(accountId: string, limit: number): Entry[] {
+  async entries(accountId: string, limit: number): Promise<Entry[]> {
     const account = this.accounts.get(accountId)
     if (account === undefined) return []
     return [...this.history.getRange({ start: [accountId, account.entries], end: [accountId, -1], reverse: true, limit }).map(({ value }) => withCount(value))]

@@ -113,10 +113,10 @@ export interface Ledger {
     keyDelivered?: boolean,
   ): Promise<{ account: Account; key: string }>
   /** The account a key belongs to, if the key is current. */
-  authenticate(key: string): Account | undefined
-  account(id: string): Account | undefined
+  authenticate(key: string): Promise<Account | undefined>
+  account(id: string): Promise<Account | undefined>
   /** The account of the mailbox an address (any spelling of it) reaches. */
-  accountByEmail(email: string): Account | undefined
+  accountByEmail(email: string): Promise<Account | undefined>
   /**
    * Takes `credits` for a successful call in one atomic read-check-write: never below
    * zero, whatever runs concurrently, in any process. Resolves once committed.
@@ -150,6 +150,53 @@ export interface Ledger {
    */
   backup(dir: string): Promise<void>
   /** The newest `limit` entries, newest first. */
-  entries(accountId: string, limit: number): Entry[]
+  entries(accountId: string, limit: number): Promise<Entry[]>
+  close(): Promise<void>
+}
+
+/**
+ * Demo calls per client address per UTC day, requests per client address per minute,
+ * registration codes per mailbox or client address per hour, accounts opened per client
+ * address per UTC day.
+ */
+export type CounterKind = 'demo' | 'rate' | 'signup-email' | 'signup-ip' | 'signup-account'
+
+/**
+ * The length of each kind's windows. A count belongs to one window, numbered
+ * `Math.floor(time / COUNTER_WINDOW_MS[kind])` (UTC minutes, hours or days), and is
+ * dropped once its window has passed.
+ */
+export const COUNTER_WINDOW_MS: Readonly<Record<CounterKind, number>> = {
+  rate: 60_000,
+  demo: 86_400_000,
+  'signup-email': 3_600_000,
+  'signup-ip': 3_600_000,
+  'signup-account': 86_400_000,
+}
+
+/** What counting one more came to: the new count, or nothing counted because the limit was reached or the count was no longer wanted. */
+export type Counted = number | 'limit' | 'unwanted'
+
+/**
+ * Counters per client address or mailbox, shared by every process of a deployment and
+ * kept across restarts: the rate limit, the demo quota and the signup throttles. Each
+ * check-and-count is atomic, so concurrent requests, in any process, never count past a
+ * limit. A count that cannot be written rejects as LedgerError `unavailable`.
+ */
+export interface Counters {
+  /** Whether writes are committing (after a failure, until one commits again). */
+  readonly health: WriteHealth
+  /** As Ledger.probe. */
+  probe(): Promise<void>
+  /** The count of `who` in a window of `kind`. */
+  count(kind: CounterKind, window: number, who: string): Promise<number>
+  /**
+   * Counts one more for `who` in `window` if that keeps it at most `limit`. `wanted` is
+   * asked last before the count is made: a count for an answer that can no longer be
+   * delivered is not made.
+   */
+  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted?: () => boolean): Promise<Counted>
+  /** Drops the counts of windows that had passed by `now` (an engine whose counts expire by themselves has nothing to do). */
+  sweep(now: number): Promise<void>
   close(): Promise<void>
 }

@@ -1,24 +1,32 @@
 import { LedgerError } from '../ledger/ledger-error.js'
+import { COUNTER_WINDOW_MS, type Counted, type Counters } from '../ledger/types.js'
 import { ApiError } from '../query/api-error.js'
 import { ClientGone } from './client-gone.js'
-import type { Counted, Counters } from './counters.js'
 
-const MINUTE_MS = 60_000
-const DAY_MS = 86_400_000
+const MINUTE_MS = COUNTER_WINDOW_MS.rate
+const DAY_MS = COUNTER_WINDOW_MS.demo
+/** Client addresses the stand-in rate limit keeps a count for in a minute; beyond them new ones go uncounted (bounded memory). */
+const LOCAL_ADDRESSES = 100_000
 
 /** Milliseconds since the epoch; tests pass their own. */
 export type Clock = () => number
 
 /**
- * Requests per client address per minute, on every route and across all workers
- * (fixed one-minute windows). Answers carry the IETF draft RateLimit-Policy and
- * RateLimit headers so that a client can pace itself; `limit` 0 turns it off. When the
- * count cannot be written (a full disk) the request is let through uncounted: paid
- * calls are metered by the ledger anyway, and refusing every request for want of a
- * counter would turn a storage fault into an outage.
+ * Requests per client address per minute, on every route and across all processes that
+ * share the counters (fixed one-minute windows). Answers carry the IETF draft
+ * RateLimit-Policy and RateLimit headers so that a client can pace itself; `limit` 0
+ * turns it off.
+ *
+ * While the shared counters cannot be written (a full disk, Redis unreachable) each
+ * process counts on its own, with the same limit: a flood from one address is still
+ * stopped, at worst N times the limit over N processes, and no request is refused for
+ * want of a counter, which would turn a storage fault into an outage.
  */
 export class RateLimiter {
   private readonly policy: string
+  /** The stand-in's counts, of the minute `localWindow`. */
+  private readonly local = new Map<string, number>()
+  private localWindow = -1
 
   constructor(
     private readonly counters: Counters,
@@ -38,8 +46,8 @@ export class RateLimiter {
     try {
       count = await this.counters.countUpTo('rate', window, ip, this.limit)
     } catch (error) {
-      if (error instanceof LedgerError && error.code === 'unavailable') return { 'RateLimit-Policy': this.policy }
-      throw error
+      if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
+      count = this.countHere(window, ip)
     }
     const headers = { 'RateLimit-Policy': this.policy, RateLimit: `"ip";r=${this.limit - (typeof count === 'number' ? count : this.limit)};t=${reset}` }
     if (count === 'limit') {
@@ -53,18 +61,25 @@ export class RateLimiter {
     return headers
   }
 
-  /** Drops the counts of minutes gone by. */
-  sweep(): Promise<void> {
-    return this.counters.forgetBefore('rate', Math.floor(this.clock() / MINUTE_MS))
+  /** The stand-in: this process's own count of the minute. */
+  private countHere(window: number, ip: string): Counted {
+    if (window !== this.localWindow) {
+      this.local.clear()
+      this.localWindow = window
+    }
+    const count = (this.local.get(ip) ?? 0) + 1
+    if (count > this.limit) return 'limit'
+    if (this.local.size < LOCAL_ADDRESSES || this.local.has(ip)) this.local.set(ip, count)
+    return count
   }
 }
 
 /**
  * The keyless demo tier: `quota` successful market calls per client address per UTC
- * day, shared by all workers and kept across restarts. A failed call uses none;
+ * day, shared by all processes and kept across restarts. A failed call uses none;
  * `quota` 0 turns the demo tier off (every keyless market call is refused). No answer
  * is given without its count: when the count cannot be written the call is refused
- * (LedgerError `unavailable`, a 503).
+ * (LedgerError `unavailable`, a 503): a free call that cannot be counted is not given away.
  */
 export class DemoQuota {
   constructor(
@@ -75,8 +90,8 @@ export class DemoQuota {
   ) {}
 
   /** Throws DEMO_LIMIT_REACHED when the address has no demo call left today. */
-  check(ip: string): void {
-    if (this.counters.count('demo', this.day(), ip) >= this.quota) throw this.reached()
+  async check(ip: string): Promise<void> {
+    if ((await this.counters.count('demo', this.day(), ip)) >= this.quota) throw this.reached()
   }
 
   /**
@@ -87,11 +102,6 @@ export class DemoQuota {
     const counted = await this.counters.countUpTo('demo', this.day(), ip, this.quota, wanted)
     if (counted === 'limit') throw this.reached()
     if (counted === 'unwanted') throw new ClientGone()
-  }
-
-  /** Drops the counts of days gone by. */
-  sweep(): Promise<void> {
-    return this.counters.forgetBefore('demo', this.day())
   }
 
   private day(): number {

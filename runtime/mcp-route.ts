@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { readJsonBody } from './json-body.js'
 import type { ApiResponse } from './send.js'
-import type { Exchange } from './server.js'
+import type { Exchange } from './exchange.js'
 
 /**
  * The largest /mcp body: a tool call is a few hundred bytes (the API bounds every

@@ -1,17 +1,14 @@
 import { createHash, randomInt } from 'node:crypto'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { parseEmail } from '../ledger/mailbox.js'
-import type { Ledger } from '../ledger/types.js'
+import { COUNTER_WINDOW_MS, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
 import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
-import type { CounterKind, Counters } from './counters.js'
 import type { Clock } from './limits.js'
 import { MailUnavailable, type Mail, type Mailer } from './mailer.js'
 
 export const SIGNUP_CREDITS = 50
 const CODE_TTL_MS = 10 * 60_000
 const MAX_ATTEMPTS = 5
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
 /** Codes sent per mailbox per hour, and per client address per hour. */
 export const CODES_PER_EMAIL = 3
 export const CODES_PER_IP = 20
@@ -46,11 +43,10 @@ export class Registration {
   async register(body: Record<string, unknown>, ip: string): Promise<object> {
     const { address, mailbox } = emailOf(body)
     const now = this.clock()
-    const hour = Math.floor(now / HOUR_MS)
-    this.refuseOverDailyAccounts(ip, now)
-    await this.countUpTo('signup-ip', hour, ip, CODES_PER_IP, 'this client address')
-    await this.countUpTo('signup-email', hour, mailbox, CODES_PER_EMAIL, address)
-    const registered = this.ledger.accountByEmail(address)?.key_delivered === true
+    await this.refuseOverDailyAccounts(ip, now)
+    await this.countUpTo('signup-ip', now, ip, CODES_PER_IP, 'this client address')
+    await this.countUpTo('signup-email', now, mailbox, CODES_PER_EMAIL, address)
+    const registered = (await this.ledger.accountByEmail(address))?.key_delivered === true
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
     await this.ledger.putCode(mailbox, codeHash(mailbox, code), now + CODE_TTL_MS)
     await this.send(
@@ -71,7 +67,7 @@ export class Registration {
     const code = body.code
     if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) throw invalidParameter('code', 'code must be the 6 digits sent by e-mail')
     const now = this.clock()
-    this.refuseOverDailyAccounts(ip, now)
+    await this.refuseOverDailyAccounts(ip, now)
     const check = await this.ledger.checkCode(mailbox, codeHash(mailbox, code), now, MAX_ATTEMPTS)
     if (check === 'wrong') throw invalidParameter('code', 'The code is wrong.')
     if (check === 'exhausted') throw invalidParameter('code', 'Too many wrong codes: ask for a new one.')
@@ -102,9 +98,9 @@ export class Registration {
    * whose account has its key (a code it was never sent, guessed).
    */
   private async openAccount(address: string, ip: string, now: number): Promise<{ id: string; key: string } | undefined> {
-    const existing = this.ledger.accountByEmail(address)
+    const existing = await this.ledger.accountByEmail(address)
     if (existing !== undefined) return existing.key_delivered ? undefined : { id: existing.id, key: await this.ledger.issueKey(existing.id, false) }
-    await this.countUpTo('signup-account', Math.floor(now / DAY_MS), ip, ACCOUNTS_PER_CLIENT_PER_DAY, 'this client address today')
+    await this.countUpTo('signup-account', now, ip, ACCOUNTS_PER_CLIENT_PER_DAY, 'this client address today')
     try {
       const { account, key } = await this.ledger.createAccount(address, SIGNUP_CREDITS, 'signup_bonus', null, false)
       return { id: account.id, key }
@@ -116,16 +112,15 @@ export class Registration {
   }
 
   /** Refused at once when the client address has opened its accounts for today: neither a code nor a check would help it. */
-  private refuseOverDailyAccounts(ip: string, now: number): void {
-    if (this.counters.count('signup-account', Math.floor(now / DAY_MS), ip) >= ACCOUNTS_PER_CLIENT_PER_DAY) {
-      throw this.tooMany('this client address today', Math.ceil(((Math.floor(now / DAY_MS) + 1) * DAY_MS - now) / 1000))
+  private async refuseOverDailyAccounts(ip: string, now: number): Promise<void> {
+    if ((await this.counters.count('signup-account', windowOf('signup-account', now), ip)) >= ACCOUNTS_PER_CLIENT_PER_DAY) {
+      throw this.tooMany('this client address today', secondsLeft('signup-account', now))
     }
   }
 
-  private async countUpTo(kind: CounterKind, window: number, who: string, limit: number, description: string): Promise<void> {
-    if ((await this.counters.countUpTo(kind, window, who, limit)) === 'limit') {
-      throw this.tooMany(description, kind === 'signup-account' ? Math.ceil(((window + 1) * DAY_MS - this.clock()) / 1000) : HOUR_MS / 1000)
-    }
+  /** Counts one for `who` in the window of `kind` that holds `now`; RATE_LIMIT_EXCEEDED, with the seconds to the window's end, past `limit`. */
+  private async countUpTo(kind: CounterKind, now: number, who: string, limit: number, description: string): Promise<void> {
+    if ((await this.counters.countUpTo(kind, windowOf(kind, now), who, limit)) === 'limit') throw this.tooMany(description, secondsLeft(kind, now))
   }
 
   private async send(mail: Mail, failure: string): Promise<void> {
@@ -146,6 +141,14 @@ function emailOf(body: Record<string, unknown>): { readonly address: string; rea
   const parsed = parseEmail(body.email)
   if (!parsed.ok) throw invalidParameter('email', parsed.message)
   return parsed
+}
+
+function windowOf(kind: CounterKind, now: number): number {
+  return Math.floor(now / COUNTER_WINDOW_MS[kind])
+}
+
+function secondsLeft(kind: CounterKind, now: number): number {
+  return Math.ceil(((windowOf(kind, now) + 1) * COUNTER_WINDOW_MS[kind] - now) / 1000)
 }
 
 function codeHash(mailbox: string, code: string): string {

@@ -1,38 +1,49 @@
 import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
-import { OPERATIONS, type Operation } from '../format/schema.js'
+import { OPERATIONS } from '../format/schema.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
-import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
 import type { Snapshot } from '../query/snapshot.js'
-import { isKeyShaped } from '../ledger/keys.js'
 import { LedgerError } from '../ledger/ledger-error.js'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import type { Account, Call, Ledger } from '../ledger/types.js'
+import type { Account, Counters, Ledger } from '../ledger/types.js'
+import { authenticate } from './authenticate.js'
 import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, canonicalIp } from './client-ip.js'
-import { Counters } from './counters.js'
+import { alwaysWanted, type DataCall, type Exchange, type Handler, type PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
 import { mcpRoute } from './mcp-route.js'
+import { meteredCall } from './metered-call.js'
 import { RequestLog, requestId } from './request-log.js'
-import { OutboxMailer, type Mailer } from './mailer.js'
+import type { Mailer } from './mailer.js'
 import { parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
-import { servedDocument } from './openapi.js'
 import { logEvent } from './events.js'
 import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
 import { ApiResponse, dataBody, errorBody, send, sendData, sendError } from './send.js'
 import { StorageWatch } from './storage-watch.js'
-import { webRoutes } from '../web/routes.js'
+
+/** The OpenAPI document served, and the pages and files made from it. */
+export interface Site {
+  readonly document: { readonly body: string; readonly etag: string }
+  readonly pages: readonly (readonly [path: string, handle: PageHandler])[]
+}
 
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
   readonly snapshots: string
-  /** The ledger folder: accounts and credits, and the demo and rate counters. */
-  readonly ledger: string
+  /** Accounts, keys and credits. The runtime closes it when it stops. */
+  readonly ledger: Ledger
+  /** The rate limit, the demo quota and the signup throttles. The runtime closes them when it stops. */
+  readonly counters: Counters
+  /** Where e-mail goes (registration codes and keys). */
+  readonly mailer: Mailer
+  /**
+   * The site for the latest production year a request may name (the served snapshot's):
+   * made again when a swap changes that year.
+   */
+  readonly site: (maxYear: number) => Site
   /** Requests per minute per client address on every route; 0 turns the limit off. */
   readonly rateLimit: number
   /** Successful keyless market calls per client address per UTC day; 0 turns the demo tier off. */
@@ -42,8 +53,6 @@ export interface RuntimeOptions {
   /** The address callers reach the service at: the OpenAPI document's server, the base of register_url and top_up_url. */
   readonly publicUrl: string
   readonly clock?: Clock
-  /** Where e-mail goes (registration codes and keys); by default one file a message in `<ledger>/outbox`. */
-  readonly mailer?: Mailer
   /** Where one JSON line per request goes; none without it. */
   readonly requestLog?: RequestLog
   /** How /metrics sums every worker's counts (node:cluster); this process's own by default. */
@@ -70,16 +79,6 @@ const STORAGE_RETRY_SECONDS = 5
 export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
 
-/** What the request log learns of a request as it is handled, and whether its answer can still be delivered. */
-export interface Exchange {
-  route: string | null
-  account: string | null
-  /** Asked last before a debit or a demo count: false once the client is gone, so it is charged nothing. */
-  readonly wanted: () => boolean
-}
-type Handler = (req: IncomingMessage, res: ApiResponse, query: string, ip: string, exchange: Exchange) => Promise<void> | void
-/** A GET route's work apart from HTTP: its data as JSON text, from the query string and the X-API-Key. */
-type DataCall = (query: string, key: string | string[] | undefined, ip: string, exchange: Exchange) => Promise<string> | string
 /** An answer made inside the process: its status and the body in the spec's envelope. */
 export interface CallResult {
   readonly status: number
@@ -103,7 +102,6 @@ export class Runtime {
   private document!: { readonly body: string; readonly etag: string; readonly maxYear: number }
   private readonly counters: Counters
   private readonly ledger: Ledger
-  private readonly topUpUrl: string
   private readonly rate: RateLimiter
   private readonly demo: DemoQuota
   private readonly trusted: ReadonlySet<string>
@@ -118,20 +116,20 @@ export class Runtime {
   private constructor(options: RuntimeOptions) {
     const clock = options.clock ?? Date.now
     this.log = options.requestLog
-    this.counters = Counters.open(options.ledger)
-    this.ledger = LmdbLedger.open(options.ledger)
+    this.counters = options.counters
+    this.ledger = options.ledger
     this.storage = new StorageWatch({ ledger: this.ledger, counters: this.counters }, options.onStorageBroken ?? (() => {}))
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
     const publicUrl = options.publicUrl.replace(/\/+$/, '')
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
-    this.topUpUrl = `${publicUrl}/#plans`
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
     // The OpenAPI document, and the pages and MCP tools made from it, name the latest year a request
     // may ask for: the served snapshot's, so they are made again when a swap changes it.
     const describe = (snapshot: Snapshot | undefined) => {
       const maxYear = snapshot?.maxYear ?? new Date().getUTCFullYear() + 1
-      this.document = { ...servedDocument(maxYear, publicUrl), maxYear }
-      for (const [path, handle] of webRoutes(this.document.body, publicUrl, options.demoQuota)) this.get(path, handle)
+      const site = options.site(maxYear)
+      this.document = { ...site.document, maxYear }
+      for (const [path, handle] of site.pages) this.get(path, handle)
       this.post('/mcp', mcpRoute({ call: (...args) => this.call(...args), openApiJson: this.document.body, publicUrl }))
     }
     this.served = new ServedSnapshot(options.snapshots, (result, serving) => {
@@ -139,7 +137,8 @@ export class Runtime {
       if (serving !== undefined && serving.maxYear !== this.document.maxYear) describe(serving)
     })
     describe(this.served.snapshot)
-    for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, this.market(operation))
+    const metering = { ledger: this.ledger, demo: this.demo, served: this.served, topUpUrl: `${publicUrl}/#plans`, onLedgerFailure: () => this.storage.note() }
+    for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, meteredCall(metering, operation))
     this.get('/v1/openapi.json', (req, res) => {
       const { etag, body } = this.document
       const headers = { ETag: etag, 'Cache-Control': 'no-cache' }
@@ -152,11 +151,11 @@ export class Runtime {
       send(req, res, 200, renderMetrics(sample, Date.now()), {}, 'text/plain; version=0.0.4; charset=utf-8')
     })
     this.data('/v1/account/me', this.accountCall(new Set(), (account) => accountData(account)))
-    this.data('/v1/account/usage', this.accountCall(new Set(['limit']), (account, params) => {
+    this.data('/v1/account/usage', this.accountCall(new Set(['limit']), async (account, params) => {
       const limit = usageLimit(params.get('limit'))
-      return { account_id: account.id, limit, transactions: this.ledger.entries(account.id, limit) }
+      return { account_id: account.id, limit, transactions: await this.ledger.entries(account.id, limit) }
     }))
-    const registration = new Registration(this.ledger, options.mailer ?? new OutboxMailer(join(options.ledger, 'outbox')), this.counters, clock)
+    const registration = new Registration(this.ledger, options.mailer, this.counters, clock)
     this.post('/v1/auth/register', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))))
     this.post('/v1/auth/verify', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req), ip))))
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
@@ -191,21 +190,15 @@ export class Runtime {
     // answer, where node would otherwise close the connection without one.
     Object.assign(this.server, { httpAllowHalfOpen: true })
     this.sweeper = setInterval(() => {
-      const hour = Math.floor(clock() / 3_600_000)
-      const day = Math.floor(clock() / 86_400_000)
-      const sweeps = [
-        this.rate.sweep(),
-        this.demo.sweep(),
-        this.counters.forgetBefore('signup-email', hour),
-        this.counters.forgetBefore('signup-ip', hour),
-        this.counters.forgetBefore('signup-account', day),
-      ]
       // A sweep that cannot be written now is done by a later one.
-      void Promise.allSettled(sweeps).then(() => this.storage.note())
+      void this.counters.sweep(clock()).then(
+        () => this.storage.note(),
+        () => this.storage.note(),
+      )
     }, SWEEP_MS).unref()
   }
 
-  /** Opens the snapshot and the counters and listens; port 0 picks a free port. */
+  /** Opens the snapshot and listens; port 0 picks a free port. */
   static async start(options: RuntimeOptions, host: string, port: number): Promise<Runtime> {
     const runtime = new Runtime(options)
     try {
@@ -264,27 +257,14 @@ export class Runtime {
     await this.ledger.close()
   }
 
-  /**
-   * The account an X-API-Key header names: 401 UNAUTHORIZED when it is empty, malformed
-   * or unknown, 401 ACCOUNT_DISABLED for a disabled account; undefined without the header.
-   */
-  private authenticate(header: string | string[] | undefined): Account | undefined {
-    if (header === undefined) return undefined
-    const key = (Array.isArray(header) ? header.join(',') : header).trim()
-    const account = isKeyShaped(key) ? this.ledger.authenticate(key) : undefined
-    if (account === undefined) throw new ApiError('UNAUTHORIZED', 'The X-API-Key is empty or unknown. Omit the header for the keyless demo tier.')
-    if (account.status !== 'active') throw accountDisabled()
-    return account
-  }
-
   /** An account route: a key is required, the answer costs nothing. */
-  private accountCall(known: ReadonlySet<string>, data: (account: Account, params: Map<string, string>) => object): DataCall {
-    return (query, key, _ip, exchange) => {
-      const account = this.authenticate(key)
+  private accountCall(known: ReadonlySet<string>, data: (account: Account, params: Map<string, string>) => object | Promise<object>): DataCall {
+    return async (query, key, _ip, exchange) => {
+      const account = await authenticate(this.ledger, key)
       if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
       exchange.account = account.id
       const params = parseQuery(query, known)
-      return JSON.stringify(data(account, params))
+      return JSON.stringify(await data(account, params))
     }
   }
 
@@ -303,7 +283,7 @@ export class Runtime {
    * metered exactly like HTTP calls. Never throws: a failure is its error envelope.
    * `exchange` is the enclosing request's, so its log line names the account.
    */
-  async call(path: string, query: string, key: string | undefined, ip: string, exchange: Exchange = { route: path, account: null, wanted: always }): Promise<CallResult> {
+  async call(path: string, query: string, key: string | undefined, ip: string, exchange: Exchange = { route: path, account: null, wanted: alwaysWanted }): Promise<CallResult> {
     try {
       const call = this.calls.get(path)
       if (call === undefined) throw new ApiError('NOT_FOUND', `No operation ${JSON.stringify(path.slice(0, 100))}.`)
@@ -377,72 +357,6 @@ export class Runtime {
   }
 
   /**
-   * A market call, in the spec's order: authentication (401), parameters (400), the
-   * balance (402) or the demo quota (429), data (404), then the debit (or the demo
-   * count), and only then the answer. A keyed call that fails with 400, 404 or 500 is
-   * recorded as a zero-credit entry with its code: the automatic refund.
-   */
-  private market(operation: Operation): DataCall {
-    const spec = OPERATION_SPECS[operation]
-    const known = new Set(spec.parameters)
-    /**
-     * The answer from the snapshot served now, held while it is read so a swap never
-     * closes it under the request: the parameters are checked (400), then `admit` (the
-     * balance or the demo quota), then the answer is looked up (404).
-     */
-    const answer = (params: Map<string, string>, admit: () => void): string => {
-      const generation = this.served.acquire()
-      try {
-        const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
-        admit()
-        return answerJson(generation.snapshot, request)
-      } finally {
-        this.served.release(generation)
-      }
-    }
-    return async (query, key, ip, exchange) => {
-      const account = this.authenticate(key)
-      exchange.account = account?.id ?? null
-      if (account === undefined) {
-        const data = answer(parseQuery(query, known), () => this.demo.check(ip))
-        await this.demo.use(ip, exchange.wanted)
-        return withCredits(data, spec.credits)
-      }
-      let call: Call = { endpoint: operation, make: null, model: null, year: null }
-      try {
-        const params = parseQuery(query, known)
-        call = { endpoint: operation, make: params.get('make') ?? null, model: params.get('model') ?? null, year: Number(params.get('year')) || null }
-        const data = answer(params, () => {
-          if (account.balance < spec.credits) throw this.insufficientCredits(account.balance, spec.credits)
-        })
-        const charged = await this.ledger.charge(account.id, spec.credits, call, exchange.wanted)
-        if (!charged.ok) {
-          if (charged.reason === 'not_wanted') throw new ClientGone()
-          throw charged.reason === 'insufficient_credits' ? this.insufficientCredits(charged.balance, spec.credits) : accountDisabled()
-        }
-        return withCredits(data, spec.credits, charged.balance)
-      } catch (error) {
-        const code = error instanceof ApiError ? error.code : error instanceof LedgerError || error instanceof ClientGone ? undefined : 'INTERNAL_ERROR'
-        if (code === 'INVALID_PARAMETER' || code === 'INSUFFICIENT_DATA' || code === 'INTERNAL_ERROR') await this.recordFailure(account.id, call, code)
-        throw error
-      }
-    }
-  }
-
-  /**
-   * The zero-credit entry of a failed call. When the ledger cannot be written the call is
-   * still answered with its own error: nothing was charged, only its record is missing.
-   */
-  private async recordFailure(accountId: string, call: Call, code: string): Promise<void> {
-    try {
-      await this.ledger.recordFailure(accountId, call, code)
-    } catch (error) {
-      if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
-      this.storage.note()
-    }
-  }
-
-  /**
    * A failure as the ApiError it is answered with: storage that cannot be written is a
    * 503 to retry; anything unexpected is logged and becomes a 500 that tells nothing of
    * the server's insides.
@@ -458,21 +372,6 @@ export class Runtime {
     return new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.')
   }
 
-  private insufficientCredits(balance: number, price: number): ApiError {
-    return new ApiError('INSUFFICIENT_CREDITS', `This call costs ${price} credits; the balance is ${balance}.`, { top_up_url: this.topUpUrl })
-  }
-}
-
-/** A market answer's JSON object with the credit fields appended. */
-function withCredits(data: string, used: number, remaining?: number): string {
-  const credits = remaining === undefined ? `"credits_used":${used}` : `"credits_used":${used},"credits_remaining":${remaining}`
-  return `${data.slice(0, -1)},${credits}}`
-}
-
-const always = () => true
-
-function accountDisabled(): ApiError {
-  return new ApiError('ACCOUNT_DISABLED', 'This account is disabled; contact support.')
 }
 
 /** /v1/account/me */

@@ -1,8 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { Runtime } from '../runtime/server.js'
-import { build, freshDir, otherKey, rows, toCsv } from './support.js'
+import { build, freshDir, otherKey, rows, startRuntime, toCsv } from './support.js'
 
 const data = [...rows(20, (i) => ({ price: 40_000 + i * 100 })), ...rows(3, () => ({ model: 'Polo' }))]
 
@@ -12,7 +11,7 @@ async function setup(t: import('tap').Test, credits: number) {
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
   const { account, key } = await ledger.createAccount('kierowca@example.pl', credits, 'signup_bonus', null)
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     { snapshots, ledger: ledgerDir, rateLimit: 0, demoQuota: 5, trustedProxies: [], publicUrl: 'https://api.example.test' },
     '127.0.0.1',
     0,
@@ -41,7 +40,7 @@ t.test('keyed calls are charged; failures are refunded and recorded; the balance
   t.equal(invalid.status, 400)
   const history = await get(`/v1/market/price-history?${golf}&months=24`)
   t.same([history.body.data.credits_used, history.body.data.credits_remaining], [10, 32])
-  t.equal(ledger.account(account.id)?.balance, 32, 'failures cost nothing')
+  t.equal((await ledger.account(account.id))?.balance, 32, 'failures cost nothing')
 
   const me = await get('/v1/account/me')
   t.same(me.body.data, {

@@ -88,8 +88,8 @@ async function load(url: string, key: string, clients: number, until: Promise<un
 async function checkLedger(t: Test, ledgerDir: string, id: string, acknowledged: ReadonlySet<number>) {
   const ledger = LmdbLedger.open(ledgerDir)
   try {
-    const entries = ledger.entries(id, 10_000_000)
-    const state = ledger.account(id)!
+    const entries = await ledger.entries(id, 10_000_000)
+    const state = (await ledger.account(id))!
     t.equal(entries.reduce((sum, e) => sum + e.credits, 0), state.balance, 'balance = sum of entries')
     const charges = entries.filter((e) => e.type === 'charge')
     t.equal(state.balance, CREDITS - charges.length * PRICE, 'every charge is one call')

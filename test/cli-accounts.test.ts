@@ -79,10 +79,10 @@ t.test('carmarket ledger backup: a consistent copy taken while two workers debit
   // The copy is a ledger of one committed moment: its balance is the sum of its entries.
   const restored = LmdbLedger.open(copy)
   t.teardown(() => restored.close())
-  const account = restored.account(id)!
-  const entries = restored.entries(id, 200_000)
+  const account = (await restored.account(id))!
+  const entries = await restored.entries(id, 200_000)
   t.equal(entries.length, account.entries, 'every entry the account counts is there')
   t.equal(entries.reduce((sum, e) => sum + e.credits, 0), account.balance)
   t.ok(account.used >= 8 * 200 && account.used <= 8 * during + 8 * 8, 'the debits up to the moment of the copy')
-  t.equal(restored.authenticate(key)?.id, id, 'keys work from the copy')
+  t.equal((await restored.authenticate(key))?.id, id, 'keys work from the copy')
 })

@@ -28,9 +28,9 @@ t.test('two server processes, 300 concurrent keyed calls, a balance for exactly 
 
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  const final = ledger.account(id)!
+  const final = (await ledger.account(id))!
   t.equal(final.balance, 7, 'the final balance is exact')
-  const entries = ledger.entries(id, 200)
+  const entries = await ledger.entries(id, 200)
   t.equal(entries.reduce((sum, e) => sum + e.credits, 0), final.balance, 'balance = sum of the entries')
   t.equal(entries.filter((e) => e.type === 'charge').length, 37)
   const acknowledged = new Set(ok.map((s) => s.remaining))

@@ -34,12 +34,12 @@ t.test('a server killed with SIGKILL under load loses no acknowledged debit and 
     void dispatcher.destroy()
 
     const ledger = LmdbLedger.open(ledgerDir)
-    const state = ledger.account(id)!
-    const history = ledger.entries(id, 200)
+    const state = (await ledger.account(id))!
+    const history = await ledger.entries(id, 200)
     const charges = new Set(
-      [...ledger.entries(id, 1_000_000)].filter((e) => e.type === 'charge').map((e) => e.balance_after),
+      [...(await ledger.entries(id, 1_000_000))].filter((e) => e.type === 'charge').map((e) => e.balance_after),
     )
-    const all = ledger.entries(id, 1_000_000)
+    const all = await ledger.entries(id, 1_000_000)
     t.ok(state.balance >= 0, `killed after ${killAfterMs} ms: the balance is not negative (${state.balance})`)
     t.equal(all.reduce((sum, e) => sum + e.credits, 0), state.balance, `killed after ${killAfterMs} ms: balance = sum of entries`)
     t.equal(state.entries, all.length, 'the entry count matches the entries')

@@ -32,14 +32,14 @@ t.test('refund records are bounded: repeated failures coalesce, and a day holds 
 
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  const entries = ledger.entries(id, 10_000)
+  const entries = await ledger.entries(id, 10_000)
   const failures = entries.filter((e) => e.type === 'failed_call')
   t.ok(failures.length <= FAILED_CALL_ENTRIES_PER_DAY, `${failures.length} failure entries for 1,300 failed calls (at most ${FAILED_CALL_ENTRIES_PER_DAY} a day)`)
   t.equal(failures.reduce((sum, e) => sum + e.count, 0), 1_300, 'every failed call is counted in one of them')
   const repeated = failures.find((e) => e.year === 1850)!
   t.same([repeated.endpoint, repeated.status, repeated.count], ['valuation', 'INVALID_PARAMETER', 1_000], 'the same call repeated is one entry with its count')
   t.ok(failures.every((e) => e.credits === 0 && e.balance_after === 0), 'none of them moved the balance')
-  t.equal(ledger.account(id)!.entries, entries.length, 'the entry count matches')
+  t.equal((await ledger.account(id))!.entries, entries.length, 'the entry count matches')
   const usage = await carmarket(['usage', '--ledger', ledgerDir, '--account', id, '--limit', '200'])
   t.match(usage.stdout, /valuation VW Golf 1850 INVALID_PARAMETER x1000\n/, 'carmarket usage shows the count of a coalesced entry')
 })

@@ -1,8 +1,8 @@
 import { connect } from 'node:net'
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { DRAIN_MS, Runtime } from '../runtime/server.js'
-import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { DRAIN_MS } from '../runtime/server.js'
+import { build, freshDir, rows, spawnServe, startRuntime, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 
@@ -20,7 +20,7 @@ function raw(port: number, bytes: string): Promise<{ reply: string; closedAfterM
 
 t.test('a client sending its headers slowly is cut off; oversized headers are refused', async (t) => {
   const { snapshots } = await build(t, data)
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     {
       snapshots,
       ledger: freshDir(t),

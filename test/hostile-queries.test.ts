@@ -1,8 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { request } from 'undici'
-import { Runtime } from '../runtime/server.js'
-import { build, freshDir, rows, toCsv } from './support.js'
+import { build, freshDir, rows, startRuntime, toCsv } from './support.js'
 
 const ROUTES = [
   '/v1/market/valuation',
@@ -39,7 +38,7 @@ const target = fc
 
 t.test('random and hostile requests always get a well-formed envelope, never a 5xx', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(20, (i) => ({ price: 30_000 + i }))))
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 1_000_000, trustedProxies: [], publicUrl: 'http://localhost' },
     '127.0.0.1',
     0,

@@ -112,8 +112,8 @@ async function fullDisk(t: Test, workers: number) {
 
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  const state = ledger.account(id)!
-  const entries = ledger.entries(id, 1_000_000)
+  const state = (await ledger.account(id))!
+  const entries = await ledger.entries(id, 1_000_000)
   const charges = entries.filter((e) => e.type === 'charge').length
   t.equal(charges, keyedServed + 2, 'every 200 has its debit and no refused call was charged')
   t.equal(state.balance, CREDITS - 8 * charges, 'the balance is exact')
@@ -124,3 +124,19 @@ async function fullDisk(t: Test, workers: number) {
 
 t.test('a full ledger disk, one process: refusals are answers, nothing is charged without its answer, it recovers by itself', (t) => fullDisk(t, 1))
 t.test('a full ledger disk, two workers: no worker hangs the other, it recovers by itself', (t) => fullDisk(t, 2))
+
+t.test('the rate limit holds while the counters cannot be written: the process counts on its own', async (t) => {
+  const { snapshots } = await build(t, data)
+  const disk = smallDisk(t, 8 << 20)
+  const ledgerDir = join(disk.dir, 'ledger')
+  const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledgerDir, '--outbox', freshDir(t), '--rate-limit', '5', '--trusted-proxy', '127.0.0.1'])
+  disk.fill()
+  // Each new address needs room the disk no longer has, once LMDB's own freed pages are used up.
+  const flood = await hammer(server.port, '/livez', 2_000, client)
+  t.ok(flood.every((o) => o.status === 200), 'one request from each of 2,000 addresses is admitted')
+  const ready = await get(server.port, '/readyz')
+  t.same([ready.status, ready.body.error?.counters], [503, 'failing'], 'the counters are failing')
+  const statuses: number[] = []
+  for (let i = 0; i < 8; i++) statuses.push((await get(server.port, '/livez', client(1_000_000))).status)
+  t.same(statuses, [200, 200, 200, 200, 200, 429, 429, 429], 'one address is still held to its 5 requests a minute')
+})

@@ -97,8 +97,9 @@ t.test('the ledger behaves like a plain model under any sequence of operations',
         const model: Model = { balance: start, granted: start, used: 0, active: true, entries: 1, lastFailed: false, failures: 0, keyGeneration: 0 }
         const real: Real = { ledger, id: account.id, keys: [key] }
         await fc.asyncModelRun(() => ({ model, real }), cmds)
-        const final = ledger.account(account.id)!
-        const history = ledger.entries(account.id, 200)
+        const final = (await ledger.account(account.id))!
+        const history = await ledger.entries(account.id, 200)
+        const oldKeys = await Promise.all(real.keys.slice(0, -1).map((old) => ledger.authenticate(old)))
         return (
           final.balance === model.balance &&
           final.balance >= 0 &&
@@ -109,8 +110,8 @@ t.test('the ledger behaves like a plain model under any sequence of operations',
           history.filter((e) => e.type === 'failed_call').reduce((sum, e) => sum + e.count, 0) === model.failures &&
           history.reduce((sum, e) => sum + e.credits, 0) === final.balance &&
           history.every((e, i) => i === 0 || e.id !== history[i - 1]!.id) &&
-          real.keys.slice(0, -1).every((old) => ledger.authenticate(old) === undefined) &&
-          ledger.authenticate(real.keys.at(-1)!)?.id === account.id
+          oldKeys.every((found) => found === undefined) &&
+          (await ledger.authenticate(real.keys.at(-1)!))?.id === account.id
         )
       } finally {
         await ledger.close()

@@ -8,9 +8,8 @@ import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
 import { RequestLog } from '../runtime/request-log.js'
-import { Runtime } from '../runtime/server.js'
 import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
-import { account, build, freshDir, otherKey } from './support.js'
+import { account, build, freshDir, otherKey, startRuntime } from './support.js'
 
 const PUBLIC_URL = 'https://api.example.test'
 
@@ -19,7 +18,7 @@ async function serve(t: Test) {
   const ledger = freshDir(t)
   const written: string[] = []
   const log = new RequestLog((text) => written.push(text))
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     { snapshots, ledger, rateLimit: 0, demoQuota: 10, trustedProxies: [], publicUrl: PUBLIC_URL, requestLog: log },
     '127.0.0.1',
     0,

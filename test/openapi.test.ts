@@ -3,15 +3,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import t from 'tap'
 import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { Runtime } from '../runtime/server.js'
-import { build, freshDir, rows, toCsv } from './support.js'
+import { build, freshDir, rows, startRuntime, toCsv } from './support.js'
 
 const data = [...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })), ...rows(4, () => ({ model: 'Polo' }))]
 
 t.test('the served OpenAPI document is valid 3.1 and every answer matches it', async (t) => {
   const { snapshots, snapshot } = await build(t, toCsv(data))
   const ledgerDir = freshDir(t)
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     { snapshots, ledger: ledgerDir, rateLimit: 1000, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://api.example.test' },
     '127.0.0.1',
     0,
@@ -116,7 +115,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.ok(ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc), 'the document describes itself as served')
 
   // The refusals of the limits too.
-  const strict = await Runtime.start(
+  const strict = await startRuntime(
     { snapshots, ledger: freshDir(t), rateLimit: 2, demoQuota: 1, trustedProxies: [], publicUrl: 'https://api.example.test' },
     '127.0.0.1',
     0,

@@ -2,8 +2,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { RequestLog } from '../runtime/request-log.js'
-import { Runtime } from '../runtime/server.js'
-import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { build, freshDir, rows, spawnServe, startRuntime, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -16,7 +15,7 @@ t.test('every answer carries X-Request-Id, echoed when sane, and one log line wi
   await ledger.close()
   const written: string[] = []
   const log = new RequestLog((text) => written.push(text))
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     { snapshots, ledger: ledgerDir, rateLimit: 0, demoQuota: 10, trustedProxies: [], publicUrl: 'http://localhost', requestLog: log },
     '127.0.0.1',
     0,

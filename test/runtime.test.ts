@@ -1,7 +1,6 @@
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { Runtime, type RuntimeOptions } from '../runtime/server.js'
-import { build, freshDir, reference, rows, toCsv, type Row } from './support.js'
+import { build, freshDir, reference, rows, startRuntime, toCsv, type Row, type TestRuntimeOptions } from './support.js'
 
 // 24 listings of a 2017 Golf with known figures, 12 of a Passat, 9 of a Polo (under the threshold).
 const golf = rows(24, (i) => ({
@@ -31,8 +30,8 @@ async function get(base: string, path: string, method: 'GET' | 'HEAD' | 'POST' =
   return { status: response.statusCode, headers: response.headers, body: text === '' ? { status: '' } : JSON.parse(text), text }
 }
 
-async function serve(t: Test, snapshots: string, options: Partial<RuntimeOptions> = {}) {
-  const runtime = await Runtime.start(
+async function serve(t: Test, snapshots: string, options: Partial<TestRuntimeOptions> = {}) {
+  const runtime = await startRuntime(
     { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://example.test/', ...options },
     '127.0.0.1',
     0,
@@ -191,9 +190,9 @@ t.test('a port in use fails the start and leaves nothing open', async (t) => {
   const { runtime } = await serve(t, snapshots)
   const ledger = freshDir(t)
   const options = { snapshots, ledger, rateLimit: 0, demoQuota: 5, trustedProxies: [], publicUrl: 'http://localhost' }
-  await t.rejects(Runtime.start(options, '127.0.0.1', runtime.address().port), { code: 'EADDRINUSE' })
+  await t.rejects(startRuntime(options, '127.0.0.1', runtime.address().port), { code: 'EADDRINUSE' })
   // The failed start released what it had opened; a runtime on the same ledger starts as usual.
-  const again = await Runtime.start(options, '127.0.0.1', 0)
+  const again = await startRuntime(options, '127.0.0.1', 0)
   t.ok(again.address().port > 0)
   await again.close()
 })

@@ -1,8 +1,7 @@
 import { networkInterfaces } from 'node:os'
 import t from 'tap'
 import { request } from 'undici'
-import { Runtime } from '../runtime/server.js'
-import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { build, freshDir, rows, spawnServe, startRuntime, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const status = async (port: number, path: string, headers: Record<string, string> = {}) => {
@@ -34,7 +33,7 @@ const ipv6Loopback = Object.values(networkInterfaces()).some((list) => list?.som
 
 t.test('an IPv4 client of a dual-stack socket counts as its IPv4 address', { skip: ipv6Loopback ? false : 'no IPv6 loopback here' }, async (t) => {
   const { snapshots } = await build(t, data)
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     { snapshots, ledger: freshDir(t), rateLimit: 1, demoQuota: 5, trustedProxies: ['127.0.0.1'], publicUrl: 'http://localhost' },
     '::',
     0,

@@ -10,7 +10,11 @@ import { fileDigests } from '../format/snapshot-files.js'
 import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } from '../format/schema.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { Snapshot } from '../query/snapshot.js'
-import { COUNTERS_FILE } from '../runtime/counters.js'
+import { COUNTERS_FILE } from '../ledger/lmdb-counters.js'
+import { openCounters, openLedger } from '../cli/engines.js'
+import { siteOf } from '../cli/serve-command.js'
+import { OutboxMailer, type Mailer } from '../runtime/mailer.js'
+import { Runtime, type RuntimeOptions } from '../runtime/server.js'
 
 /** A row of a test export: every column of the data contract, as text. */
 export interface Row {
@@ -288,4 +292,29 @@ export function demoCalls(t: Test, ledgerDir: string): number {
   const counters = open<number, [string, number, string]>({ path: join(ledgerDir, COUNTERS_FILE), readOnly: true })
   t.teardown(() => counters.close())
   return [...counters.getRange({ start: ['demo'], end: ['demo', Infinity] })].reduce((sum, { value }) => sum + value, 0)
+}
+
+/** The runtime's options with the ledger as an LMDB folder, and the site and the engines left to startRuntime. */
+export type TestRuntimeOptions = Omit<RuntimeOptions, 'ledger' | 'counters' | 'mailer' | 'site'> & { readonly ledger: string; readonly mailer?: Mailer }
+
+/**
+ * The runtime wired as `carmarket serve` wires it, on the LMDB ledger and counters of the
+ * folder `options.ledger`, mail in its `outbox` unless a mailer is given.
+ */
+export function startRuntime(
+  options: TestRuntimeOptions,
+  host: string,
+  port: number,
+): Promise<Runtime> {
+  return Runtime.start(
+    {
+      ...options,
+      ledger: openLedger(options.ledger),
+      counters: openCounters(options.ledger),
+      mailer: options.mailer ?? new OutboxMailer(join(options.ledger, 'outbox')),
+      site: siteOf(options.publicUrl, options.demoQuota),
+    },
+    host,
+    port,
+  )
 }

@@ -52,7 +52,7 @@ t.test('a client that half-closes after its request gets its answer, on every ki
   )
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  t.equal(ledger.account(id)!.balance, 92)
+  t.equal((await ledger.account(id))!.balance, 92)
 })
 
 t.test('a request whose client reset the connection before the debit is not charged and uses no demo call', async (t) => {
@@ -78,7 +78,7 @@ t.test('a request whose client reset the connection before the debit is not char
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
   t.same(
-    ledger.entries(id, 100).map((e) => e.type),
+    (await ledger.entries(id, 100)).map((e) => e.type),
     ['grant'],
     'no charge entry was written',
   )

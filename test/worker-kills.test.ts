@@ -75,8 +75,8 @@ t.test(`${KILLS} single-worker SIGKILLs under paid load: the other worker answer
   t.equal(await exited, 0)
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  const entries = ledger.entries(id, 10_000_000)
-  const state = ledger.account(id)!
+  const entries = await ledger.entries(id, 10_000_000)
+  const state = (await ledger.account(id))!
   t.equal(entries.reduce((sum, e) => sum + e.credits, 0), state.balance, 'balance = sum of entries')
   t.equal(state.entries, entries.length)
   const charged = new Set(entries.filter((e) => e.type === 'charge').map((e) => e.balance_after))

@@ -47,7 +47,7 @@ t.test('serve --workers 2: balances, the demo quota and the rate limit stay exac
 
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
-  t.equal(ledger.account(id)!.balance, 7)
+  t.equal((await ledger.account(id))!.balance, 7)
 })
 
 t.test('serve --workers 2: the rate limit is exact across workers', async (t) => {
