@@ -9,7 +9,9 @@
  * (DIR/dist/cli/main.js, e.g. a git worktree of the last release), so that a change is
  * judged against the code before it in the same run.
  *
- *   npm run bench:http -- [--connections 50] [--seconds 10] [--rounds 3] [--before DIR]
+ * `--only A,B` measures only the rows whose label holds A or B (and the bare server).
+ *
+ *   npm run bench:http -- [--connections 50] [--seconds 10] [--rounds 3] [--before DIR] [--only A,B]
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -38,10 +40,16 @@ const option = (name: string, fallback: number) => {
 const connections = option('--connections', 50)
 const seconds = option('--seconds', 10)
 const rounds = option('--rounds', 3)
-const beforeAt = args.indexOf('--before')
-const before = beforeAt >= 0 ? args[beforeAt + 1] : undefined
+const text = (name: string) => {
+  const at = args.indexOf(name)
+  return at >= 0 ? args[at + 1] : undefined
+}
+const before = text('--before')
+/** Only the rows whose label holds one of these (comma-separated), and the bare server, whose figure is the base of the shares. */
+const only = text('--only')?.split(',')
 const REPORT = fileURLToPath(new URL('../../bench/wrk-report.lua', import.meta.url))
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+const CEILING = fileURLToPath(new URL('./debit-ceiling.js', import.meta.url))
 /** Starts a server process and resolves with its port, read from what it prints. */
 function start(command: string[], pattern: RegExp): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, command, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -96,8 +104,9 @@ interface Server {
 }
 
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
-const servers: Server[] = [
+const all: Server[] = [
   { label: 'bare node:http, fixed JSON', start: () => start(['-e', BARE], /port (\d+)/), path: '/', headers: {} },
+  { label: 'ceiling: node:http and one durable lmdb-js debit', start: () => start([CEILING], /port (\d+)/), path: '/', headers: {} },
   ...([
     ['keyed valuation', VALUATION, ['--no-request-log']],
     ['keyed valuation, request log on (read through a pipe)', VALUATION, []],
@@ -108,6 +117,7 @@ const servers: Server[] = [
     ? []
     : [{ label: `keyed valuation, the code in ${before}`, path: VALUATION, headers: { 'x-api-key': key }, start: () => serve(['--no-request-log'], join(before, 'dist', 'cli', 'main.js')) }]),
 ]
+const servers = all.filter((server, i) => i === 0 || only === undefined || only.some((part) => server.label.includes(part)))
 const dir = await benchSnapshots(DEFAULT_LISTINGS)
 function serve(flags: readonly string[], cli = CLI) {
   return start([cli, 'serve', '--snapshots', dir, '--ledger', ledgerDir, '--port', '0', '--rate-limit', '0', ...flags], /serving on http:\/\/127\.0\.0\.1:(\d+)/)

@@ -24,12 +24,15 @@ export const CLIENT_CLOSED_REQUEST = 499
  * socket's own state cannot tell the two apart; the peer's address can: a reset
  * connection has none any more (getpeername fails with ENOTCONN), a half-closed one
  * still has it. Node caches `remoteAddress`, so the handle is asked afresh: one system
- * call, made only before a debit or a demo count. A client that closes its socket (FIN,
- * no reset) right after sending is still connected to the kernel's eyes until the answer
- * is written: it is answered and charged like a half-closed one.
+ * call, made only once the client's side has ended (a FIN or a reset was read): a
+ * client whose side is open is there, and asking costs the main thread a system call
+ * inside every debit's transaction. A client that closes its socket (FIN, no reset)
+ * right after sending is still connected to the kernel's eyes until the answer is
+ * written: it is answered and charged like a half-closed one.
  */
 export function reachable(socket: Socket): boolean {
   if (socket.destroyed || !socket.writable) return false
+  if (!socket.readableEnded) return true
   const handle: unknown = (socket as unknown as { _handle?: unknown })._handle
   return !hasPeerName(handle) || handle.getpeername({}) === 0
 }
