@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createClient } from '@redis/client'
 import pg from 'pg'
 import type { Test } from 'tap'
@@ -45,4 +50,54 @@ export function freshRedisPrefix(t: Test): string {
     }
   })
   return prefix
+}
+
+/**
+ * A PostgreSQL server of the test's own (a fresh cluster in a temporary folder, on a free
+ * port), for tests that stop it, kill it or cut it off, which the shared one must never
+ * be. Superuser `root`, trust authentication, database `postgres`. Stopped and removed
+ * when the test ends.
+ */
+export async function privatePostgres(t: Test): Promise<{ readonly url: string; readonly stop: (mode: 'fast' | 'immediate') => void; readonly start: () => void }> {
+  const versions = readdirSync(PG_ROOT).sort((a, b) => Number(a) - Number(b))
+  const bin = join(PG_ROOT, versions.at(-1)!, 'bin')
+  const dir = mkdtempSync(join(tmpdir(), 'carmarket-pg-'))
+  chownSync(dir, postgresUid(), postgresGid())
+  const port = await freePort()
+  const asPostgres = (command: string, args: readonly string[]) => execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { stdio: 'pipe' })
+  asPostgres('initdb', ['-D', dir, '-U', 'root', '-A', 'trust', '--no-sync'])
+  const start = () => asPostgres('pg_ctl', ['-D', dir, '-w', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, 'start'])
+  const stop = (mode: 'fast' | 'immediate') => asPostgres('pg_ctl', ['-D', dir, '-w', '-m', mode, 'stop'])
+  start()
+  t.teardown(() => {
+    try {
+      stop('immediate')
+    } catch {
+      // already stopped
+    }
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return { url: `postgres://root@127.0.0.1:${port}/postgres`, stop, start }
+}
+
+const PG_ROOT = '/usr/lib/postgresql'
+
+function postgresUid(): number {
+  return Number(execFileSync('id', ['-u', 'postgres']).toString())
+}
+
+function postgresGid(): number {
+  return Number(execFileSync('id', ['-g', 'postgres']).toString())
+}
+
+/** A TCP port nothing listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 }
