@@ -14,6 +14,7 @@ import { ensureSampleSnapshot } from './sample-command.js'
 interface ServeFlags {
   snapshots: string
   ledger: string
+  counters?: string
   host: string
   port: string
   workers: string
@@ -31,7 +32,12 @@ const env = process.env
 export const serveCommand = new Command('serve')
   .description('serve the current snapshot over HTTP')
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
-  .option('--ledger <dir>', 'ledger folder: accounts, demo and rate counters (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
+  .option('--ledger <dir>', 'ledger folder: accounts, and the counters unless --counters is given (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
+  .option(
+    '--counters <url>',
+    'count the rate limit, demo quota and signup throttles in Redis, shared by every machine: redis://HOST:PORT[/DB][?prefix=PREFIX] (env CARMARKET_COUNTERS; by default with the ledger)',
+    env.CARMARKET_COUNTERS,
+  )
   .option('--host <host>', 'address to listen on (env HOST)', env.HOST ?? '127.0.0.1')
   .option('-p, --port <port>', 'port to listen on (env PORT)', env.PORT ?? '8080')
   .option('-w, --workers <n>', 'worker processes sharing the port, the snapshot and the ledger (env CARMARKET_WORKERS)', env.CARMARKET_WORKERS ?? '1')
@@ -59,7 +65,7 @@ export const serveCommand = new Command('serve')
       {
         snapshots: flags.snapshots,
         ledger: openLedger(flags.ledger),
-        counters: openCounters(flags.ledger),
+        counters: openCounters(flags.ledger, flags.counters),
         site: siteOf(flags.publicUrl, demoQuota),
         rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
         demoQuota,

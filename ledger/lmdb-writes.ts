@@ -1,6 +1,6 @@
 import { statfsSync } from 'node:fs'
 import { unavailable } from './ledger-error.js'
-import type { WriteHealth } from './types.js'
+import { WriteFailures } from './write-failures.js'
 
 /**
  * Free space a probe wants on the environment's file system. LMDB reuses the pages its
@@ -32,17 +32,16 @@ function isCommitFailure(error: unknown): error is CommitFailure {
  * the process is to be replaced (a new process maps the file afresh; what was committed
  * is intact, since LMDB only ever switches to a fully written meta page).
  */
-export class LmdbWrites implements WriteHealth {
-  failingSince: number | undefined
-  failedAt: number | undefined
-  reason: string | undefined
+export class LmdbWrites extends WriteFailures {
   broken = false
 
   constructor(
     private readonly what: string,
     /** The environment's root database, asked whether the environment is broken. */
     private readonly root: { getStats(): unknown },
-  ) {}
+  ) {
+    super()
+  }
 
   /** Starts a write transaction (unless the environment is broken) and awaits its commit. */
   async commit<T>(start: () => Promise<T>): Promise<T> {
@@ -60,8 +59,7 @@ export class LmdbWrites implements WriteHealth {
       this.isBroken()
       throw unavailable(this.what)
     }
-    this.failingSince = undefined
-    this.reason = undefined
+    this.committed()
     return result
   }
 
@@ -78,26 +76,18 @@ export class LmdbWrites implements WriteHealth {
     throw unavailable(this.what)
   }
 
-  private failed(reason: string): void {
-    this.failedAt = Date.now()
-    this.failingSince ??= this.failedAt
-    this.reason = reason
-  }
-
   /**
    * Whether the environment had a fatal error, asked of LMDB now: a read transaction
    * cannot begin on such an environment. lmdb-js tells it only in the error's message.
    */
-  isBroken(): boolean {
+  override isBroken(): boolean {
     if (this.broken) return true
     try {
       this.root.getStats()
     } catch (error) {
       if (!String((error as Error)?.message).includes('MDB_PANIC')) throw error
       this.broken = true
-      this.failingSince ??= Date.now()
-      this.failedAt = Date.now()
-      this.reason = 'the environment had a fatal error (MDB_PANIC); this process must be replaced'
+      this.failed('the environment had a fatal error (MDB_PANIC); this process must be replaced')
     }
     return this.broken
   }

@@ -1,9 +1,10 @@
 import type { WriteHealth } from './types.js'
 
 /**
- * The write health of an engine that reaches its storage over the network: writes fail
- * while the server is unreachable and commit again once it answers, so the engine is
- * never broken for the process (a restart would not bring the server back sooner).
+ * The write health of an engine, as its writes fail and commit again. An engine that
+ * reaches its storage over the network is never broken for the process: its writes
+ * commit again once the server answers, and a restart would not bring the server back
+ * sooner. (LMDB's can be: see LmdbWrites.)
  */
 export class WriteFailures implements WriteHealth {
   failingSince: number | undefined

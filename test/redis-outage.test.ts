@@ -7,7 +7,8 @@ import { COMMAND_TIMEOUT_MS, PENDING_COMMANDS, RedisCounters } from '../ledger/r
 import { COUNTER_WINDOW_MS } from '../ledger/types.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { Runtime } from '../runtime/server.js'
-import { freePort, OwnRedis } from './redis-server.js'
+import { OwnRedis } from './redis-server.js'
+import { freePort } from './services.js'
 import { build, freshDir, rows, toCsv } from './support.js'
 
 /** What a refusal may take past COMMAND_TIMEOUT_MS on a busy test machine. */

@@ -1,20 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
-
-/** A port nothing listens on now (the kernel's pick of a free one). */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  server.close()
-  if (address === null || typeof address === 'string') throw new Error('no TCP address')
-  return address.port
-}
+import { freePort } from './services.js'
 
 /**
  * A Redis server of the test's own on 127.0.0.1:`port`, in memory only, so that a test
