@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BUILD_ID_PATTERN, CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE } from '../format/schema.js'
+import { BUILD_ID_PATTERN, CURRENT_LINK, SNAPSHOT_LOCK_FILE } from '../format/schema.js'
 import { BuildError } from './build-error.js'
 
 /**
@@ -22,9 +22,10 @@ export function newBuildId(now = new Date()): string {
 }
 
 /**
- * Runs `work` holding the snapshots folder's build lock, so two builds never publish
- * over each other. A lock left by a process that no longer runs is taken over, and the
- * staging folders such a process left behind are removed.
+ * Runs `work` holding the snapshots folder's build lock, so two builds (or pulls) never
+ * publish over each other. A lock left by a process that no longer runs is taken over,
+ * and the staging folders such a process left behind are removed; so is the staging
+ * folder of a `work` that fails.
  */
 export async function withBuildLock<T>(snapshots: string, work: () => Promise<T>): Promise<T> {
   mkdirSync(snapshots, { recursive: true })
@@ -43,12 +44,18 @@ export async function withBuildLock<T>(snapshots: string, work: () => Promise<T>
     }
   }
   try {
-    for (const entry of readdirSync(snapshots)) {
-      if (entry.startsWith(STAGING_PREFIX)) rmSync(join(snapshots, entry), { recursive: true, force: true })
-    }
+    removeStaging(snapshots)
     return await work()
   } finally {
+    removeStaging(snapshots)
     rmSync(lock, { force: true })
+  }
+}
+
+/** Only the lock's holder calls this: every staging folder is then its own or a dead process's. */
+function removeStaging(snapshots: string): void {
+  for (const entry of readdirSync(snapshots)) {
+    if (entry.startsWith(STAGING_PREFIX)) rmSync(join(snapshots, entry), { recursive: true, force: true })
   }
 }
 
@@ -71,17 +78,23 @@ export function stagingDir(snapshots: string, id: string): string {
  * Moves a verified staging folder into place, its files read-only, and switches
  * `current` to it. Workers map the data file: changing it in place would crash them
  * (SIGBUS on a cut-short file) or, unchecked, serve what the build did not write.
+ * LMDB's lock file stays writable: every reader writes to it.
  */
 export function publish(snapshots: string, id: string): string {
   const dir = join(snapshots, id)
   const staging = join(snapshots, STAGING_PREFIX + id)
-  for (const file of [SNAPSHOT_FILE, MANIFEST_FILE]) chmodSync(join(staging, file), 0o444)
+  for (const file of readdirSync(staging)) {
+    if (file !== SNAPSHOT_LOCK_FILE) chmodSync(join(staging, file), 0o444)
+  }
   renameSync(staging, dir)
   const link = join(snapshots, `.${CURRENT_LINK}-${id}`)
   symlinkSync(id, link)
   renameSync(link, join(snapshots, CURRENT_LINK))
   return dir
 }
+
+/** Published snapshots a build or a pull keeps unless told otherwise, the new one included. */
+export const DEFAULT_KEEP = 3
 
 /** Removes published snapshots beyond the newest `keep`, never the one `current` names. */
 export function prune(snapshots: string, keep: number): string[] {

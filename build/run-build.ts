@@ -10,7 +10,7 @@ import { cleanRows, sortedCounts, spellingCounts } from './clean-rows.js'
 import { planKeys } from './key-plan.js'
 import { KEPT } from './listing-store.js'
 import { mapNames, nameIndex } from './name-mapping.js'
-import { newBuildId, prune, publish, stagingDir, withBuildLock } from './publish.js'
+import { DEFAULT_KEEP, newBuildId, prune, publish, stagingDir, withBuildLock } from './publish.js'
 import { readInParallel } from './parallel-read.js'
 import { openSource } from './source.js'
 import { renderedKeys } from './parallel-statistics.js'
@@ -62,7 +62,6 @@ export interface BuildReport {
   readonly seconds: number
 }
 
-export const DEFAULT_KEEP = 3
 export const DEFAULT_MAX_REJECTED_SHARE = 0.5
 
 /**
@@ -134,7 +133,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       }),
       (done, total) => progress({ phase: 'write', done, total }),
     )
-    await verifySnapshot(staging, manifest)
+    await verifySnapshot(staging, buildId)
     publish(options.snapshots, buildId)
     const pruned = prune(options.snapshots, keep)
     return {

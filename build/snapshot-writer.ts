@@ -68,13 +68,13 @@ export async function writeSnapshot(
 }
 
 /**
- * Re-opens a written snapshot read-only, through the reader the runtime uses, and
- * checks it as the runtime checks a snapshot before serving it: the files match the
- * digests of manifest.json, the manifest and the name index decode, every key has its
- * five answers, and answers spread over the whole key range are consistent JSON in
- * every variant.
+ * Re-opens a written snapshot (built here, or pulled) read-only, through the reader the
+ * runtime uses, and checks that it is of build `buildId` and as the runtime checks a
+ * snapshot before serving it: the files match the digests of manifest.json, the
+ * manifest and the name index decode, every key has its five answers, and answers
+ * spread over the whole key range are consistent JSON in every variant.
  */
-export async function verifySnapshot(dir: string, expected: Manifest): Promise<void> {
+export async function verifySnapshot(dir: string, buildId: string): Promise<void> {
   let snapshot: Snapshot
   try {
     snapshot = Snapshot.open(dir)
@@ -82,7 +82,7 @@ export async function verifySnapshot(dir: string, expected: Manifest): Promise<v
     throw new BuildError(`the written snapshot cannot be opened: ${(error as Error).message}`)
   }
   try {
-    if (snapshot.manifest.build_id !== expected.build_id) throw new BuildError('the written snapshot does not carry its manifest')
+    if (snapshot.manifest.build_id !== buildId) throw new BuildError('the written snapshot does not carry its manifest')
     snapshot.check(1000)
   } catch (error) {
     throw error instanceof BuildError ? error : new BuildError(`the written snapshot is unreadable: ${(error as Error).message}`)

@@ -2,6 +2,7 @@ import { createReadStream, statSync } from 'node:fs'
 import { Readable, Transform, pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { BuildError } from './build-error.js'
+import { describeUrl, httpGet } from './http-get.js'
 
 /** An opened export: its bytes (decompressed when it was gzip) and what progress to show. */
 export interface OpenedSource {
@@ -59,29 +60,8 @@ async function openRaw(src: string, stdin: Readable) {
 
 async function openUrl(src: string) {
   const url = new URL(src)
-  const description = `${url.protocol}//${url.host}${url.pathname}`
-  // Loaded here, not at the top: only URL sources need it, and it costs every command 0.1 s to load.
-  const { Agent, interceptors, request } = await import('undici')
-  // One dispatcher per download, closed with it, so no idle socket keeps the CLI alive.
-  const dispatcher = new Agent({ headersTimeout: 60_000, bodyTimeout: 300_000 }).compose(
-    interceptors.redirect({ maxRedirections: 5 }),
-  )
-  let response
-  try {
-    response = await request(url, { dispatcher })
-  } catch (error) {
-    void dispatcher.close()
-    throw new BuildError(`cannot download ${description}: ${(error as Error).message}`)
-  }
-  response.body.once('close', () => void dispatcher.close())
-  if (response.statusCode < 200 || response.statusCode > 299) {
-    // Destroying the body aborts the request; that abort is expected, not an error to raise.
-    response.body.on('error', () => {})
-    response.body.destroy()
-    throw new BuildError(`cannot download ${description}: HTTP ${response.statusCode}`)
-  }
-  const length = Number(response.headers['content-length'])
-  return { raw: response.body, totalBytes: Number.isFinite(length) && length > 0 ? length : undefined, description }
+  const { body, length } = await httpGet(url, { headersTimeout: 60_000, bodyTimeout: 300_000 })
+  return { raw: body, totalBytes: length, description: describeUrl(url) }
 }
 
 /** Waits until `n` bytes (or the end) are buffered and returns them, leaving them unread. */

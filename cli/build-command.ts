@@ -1,5 +1,6 @@
 import { Command } from 'commander'
-import { DEFAULT_KEEP, DEFAULT_MAX_REJECTED_SHARE, runBuild, type BuildReport } from '../build/run-build.js'
+import { DEFAULT_KEEP } from '../build/publish.js'
+import { DEFAULT_MAX_REJECTED_SHARE, runBuild, type BuildReport } from '../build/run-build.js'
 import { DEFAULT_SNAPSHOTS, collect, exchangeRates, positiveInteger, share } from './options.js'
 import { ProgressBar } from './progress.js'
 import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'

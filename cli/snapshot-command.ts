@@ -4,6 +4,7 @@ import { answer, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
 import { UsageError } from './handle-error.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
+import { pullCommand } from './pull-command.js'
 import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
 
 const info = new Command('info')
@@ -54,7 +55,11 @@ const query = new Command('query')
     }
   })
 
-export const snapshotCommand = new Command('snapshot').description('inspect a snapshot and query it offline').addCommand(info).addCommand(query)
+export const snapshotCommand = new Command('snapshot')
+  .description('inspect a snapshot, query it offline, or pull one from another host')
+  .addCommand(info)
+  .addCommand(query)
+  .addCommand(pullCommand)
 
 function flagOf(flags: QueryFlags, parameter: string): string | undefined {
   switch (parameter) {

@@ -62,23 +62,33 @@ export function verifyFiles(dir: string): string {
   return listed.build_id
 }
 
-type Listed = Pick<PublishedManifest, 'build_id' | 'files'>
+/** What manifest.json says of a snapshot folder's files: the build they belong to and their digests. */
+export type ListedFiles = Pick<PublishedManifest, 'build_id' | 'files'>
 
 /** The part of manifest.json the files are verified with, its shape checked: the file comes from outside. */
-function readManifest(dir: string): Listed {
+function readManifest(dir: string): ListedFiles {
   const path = join(dir, MANIFEST_FILE)
   if (!existsSync(path)) throw new Error(`${path} is missing: a snapshot is published with it`)
+  return parseListedFiles(readFileSync(path, 'utf8'), path)
+}
+
+/**
+ * The build id and file digests of the text of a manifest.json, found at `where` (a
+ * path, or the address it was downloaded from), its shape checked. Throws what is wrong,
+ * naming `where`.
+ */
+export function parseListedFiles(text: string, where: string): ListedFiles {
   let parsed: unknown
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'))
+    parsed = JSON.parse(text)
   } catch (error) {
-    throw new Error(`${path} is not JSON: ${(error as Error).message}`)
+    throw new Error(`${where} is not JSON: ${(error as Error).message}`)
   }
-  if (!isObject(parsed) || typeof parsed.build_id !== 'string') throw new Error(`${path} is not a snapshot manifest`)
+  if (!isObject(parsed) || typeof parsed.build_id !== 'string') throw new Error(`${where} is not a snapshot manifest`)
   if (parsed.files === undefined) {
-    throw new Error(`${path} lists no digests of the snapshot's files: it was built by an older version; rebuild it (carmarket build)`)
+    throw new Error(`${where} lists no digests of the snapshot's files: it was built by an older version; rebuild it (carmarket build)`)
   }
-  if (!isFileList(parsed.files)) throw new Error(`${path}: "files" must map the folder's file names to their bytes and sha256`)
+  if (!isFileList(parsed.files)) throw new Error(`${where}: "files" must map the folder's file names to their bytes and sha256`)
   return { build_id: parsed.build_id, files: parsed.files }
 }
 

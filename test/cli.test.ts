@@ -15,6 +15,7 @@ t.test('--help lists the commands', async (t) => {
   t.equal(snapshot.code, 0)
   t.match(snapshot.stdout, /^\s+info\b/m, 'snapshot lists info')
   t.match(snapshot.stdout, /^\s+query\b/m, 'snapshot lists query')
+  t.match(snapshot.stdout, /^\s+pull\b/m, 'snapshot lists pull')
 })
 
 t.test('generate is deterministic; NDJSON without gzip has the 14 contract columns', async (t) => {

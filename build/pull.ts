@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto'
+import { closeSync, existsSync, fsyncSync, openSync, statfsSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { finished } from 'node:stream/promises'
+import { BUILD_ID_PATTERN, CURRENT_LINK, MANIFEST_FILE, type FileDigest } from '../format/schema.js'
+import { parseListedFiles, type ListedFiles } from '../format/snapshot-files.js'
+import { BuildError } from './build-error.js'
+import { describeUrl, httpGet } from './http-get.js'
+import { DEFAULT_KEEP, prune, publish, stagingDir, withBuildLock } from './publish.js'
+import { verifySnapshot } from './snapshot-writer.js'
+
+/**
+ * Copies the current snapshot of another host's snapshots folder, served over HTTP by
+ * any static file server, into a local snapshots folder and publishes it there as a
+ * build does: downloaded into a staging folder, every file checked against the digests
+ * of its manifest.json, opened and checked as the runtime will, then renamed into place
+ * and made `current`. A pull that fails publishes nothing and leaves nothing behind.
+ */
+
+export interface PullOptions {
+  /** The other host's snapshots folder as an http(s) address. */
+  readonly from: string
+  /** The local snapshots folder; the pulled snapshot becomes its `current`. */
+  readonly snapshots: string
+  /** Published snapshots to keep, the new one included. */
+  readonly keep?: number
+  /** Milliseconds a request may wait for its headers or its body's next bytes, and the manifest for all of it. */
+  readonly timeout?: number
+  /** Bytes of the snapshot's files downloaded so far, of `total`. */
+  readonly onProgress?: (done: number, total: number) => void
+}
+
+export interface PullReport {
+  readonly build_id: string
+  /** The local folder of that build. */
+  readonly snapshot: string
+  /** The other host's snapshots folder, without credentials. */
+  readonly source: string
+  /** `unchanged`: the local folder already had that build. */
+  readonly result: 'published' | 'unchanged'
+  /** Bytes downloaded, manifest.json aside. */
+  readonly bytes: number
+  readonly pruned: readonly string[]
+  readonly seconds: number
+}
+
+/** A manifest.json is a few hundred bytes; anything past this is not one. */
+export const MAX_MANIFEST_BYTES = 1 << 20
+const DEFAULT_TIMEOUT = 30_000
+
+/**
+ * Publishes the other host's current snapshot in `snapshots` unless a folder of that
+ * build is already there. An existing folder is never replaced (a published snapshot is
+ * never modified, and may be mapped by a server), and is not made `current` again
+ * either: an operator who pointed `current` back at an older snapshot by hand is not
+ * overruled by the next scheduled pull, only by a new build on the other host.
+ */
+export async function pullSnapshot(options: PullOptions): Promise<PullReport> {
+  const started = performance.now()
+  const origin = new URL(options.from)
+  if (!origin.pathname.endsWith('/')) origin.pathname += '/'
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT
+  const progress = options.onProgress ?? (() => {})
+  // Read through `current` once; the files are fetched by build id, as `current` may
+  // move on the other host during the download.
+  const { raw, listed } = await fetchManifest(new URL(`${CURRENT_LINK}/${MANIFEST_FILE}`, origin), timeout)
+  const id = listed.build_id
+  const dir = join(options.snapshots, id)
+  const report = (result: PullReport['result'], bytes: number, pruned: readonly string[]): PullReport => ({
+    build_id: id,
+    snapshot: dir,
+    source: describeUrl(origin),
+    result,
+    bytes,
+    pruned,
+    seconds: Math.round(performance.now() - started) / 1000,
+  })
+
+  return withBuildLock(options.snapshots, async () => {
+    if (existsSync(dir)) return report('unchanged', 0, [])
+    const files = Object.entries(listed.files)
+    const total = files.reduce((sum, [, digest]) => sum + digest.bytes, 0)
+    ensureRoom(options.snapshots, total + raw.length)
+    const staging = stagingDir(options.snapshots, id)
+    let done = 0
+    progress(done, total)
+    for (const [name, digest] of files) {
+      await downloadFile(new URL(`${id}/${encodeURIComponent(name)}`, origin), join(staging, name), digest, timeout, (bytes) => {
+        done += bytes
+        progress(done, total)
+      })
+    }
+    await writeSynced(join(staging, MANIFEST_FILE), async (write) => write(raw))
+    await verifySnapshot(staging, id)
+    publish(options.snapshots, id)
+    return report('published', total, prune(options.snapshots, options.keep ?? DEFAULT_KEEP))
+  })
+}
+
+/** The other host's current manifest.json, as it was sent and as read. */
+async function fetchManifest(url: URL, timeout: number): Promise<{ readonly raw: Buffer; readonly listed: ListedFiles }> {
+  const where = describeUrl(url)
+  const { body } = await httpGet(url, { headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.timeout(timeout) })
+  const parts: Buffer[] = []
+  await receive(body, where, MAX_MANIFEST_BYTES, (chunk) => parts.push(chunk))
+  const raw = Buffer.concat(parts)
+  let listed: ListedFiles
+  try {
+    listed = parseListedFiles(raw.toString('utf8'), where)
+  } catch (error) {
+    throw new BuildError((error as Error).message)
+  }
+  // The id names a local folder and a path on the other host.
+  if (!BUILD_ID_PATTERN.test(listed.build_id)) throw new BuildError(`${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`)
+  return { raw, listed }
+}
+
+/** Downloads one file of the snapshot to `path`, failing unless it has the size and SHA-256 the manifest lists. */
+async function downloadFile(url: URL, path: string, digest: FileDigest, timeout: number, onBytes: (bytes: number) => void): Promise<void> {
+  const where = describeUrl(url)
+  const hash = createHash('sha256')
+  let bytes = 0
+  await writeSynced(path, async (write) => {
+    const { body } = await httpGet(url, { headersTimeout: timeout, bodyTimeout: timeout })
+    await receive(body, where, digest.bytes, (chunk) => {
+      write(chunk)
+      hash.update(chunk)
+      bytes += chunk.length
+      onBytes(chunk.length)
+    })
+  })
+  if (bytes !== digest.bytes) throw new BuildError(`${where} ended after ${bytes} of its ${digest.bytes} bytes`)
+  if (hash.digest('hex') !== digest.sha256) throw new BuildError(`${where} does not match the SHA-256 ${MANIFEST_FILE} lists for it`)
+}
+
+/**
+ * Reads a response body to its end, handing each piece to `take` as it arrives; fails
+ * clearly once the body passes `limit` bytes or breaks off, or when `take` throws.
+ *
+ * `take` works synchronously on a body in flowing mode, so the body never holds back
+ * undici's HTTP parser: undici 7 ends the process with an assertion, which cannot be
+ * caught, when a server closes the connection (as an HTTP/1.0 server does after every
+ * response) while the parser is held back. The socket is not read while `take` runs, so
+ * TCP slows the server down instead, and one piece at a time is held in memory.
+ */
+async function receive(body: Readable, where: string, limit: number, take: (chunk: Buffer) => void): Promise<void> {
+  let bytes = 0
+  let failure: unknown
+  body.on('data', (chunk: Buffer) => {
+    if (failure !== undefined) return
+    try {
+      bytes += chunk.length
+      if (bytes > limit) throw new BuildError(`${where} is longer than the ${limit} bytes expected`)
+      take(chunk)
+    } catch (error) {
+      failure = error
+      body.destroy()
+    }
+  })
+  try {
+    await finished(body)
+  } catch (error) {
+    failure ??= new BuildError(`downloading ${where} failed: ${(error as Error).message}`)
+  }
+  if (failure !== undefined) throw failure
+}
+
+/** Fails at once when the download cannot fit, rather than once the disk is full. */
+function ensureRoom(snapshots: string, bytes: number): void {
+  const { bavail, bsize } = statfsSync(snapshots)
+  if (bavail * bsize < bytes) throw new BuildError(`${snapshots} has ${bavail * bsize} bytes free; the snapshot needs ${bytes}`)
+}
+
+/**
+ * Creates the file `path`, has `fill` write it, and waits until it is on the disk: the
+ * folder is renamed into place next, and a rename may reach the disk before data that
+ * was not synced.
+ */
+async function writeSynced(path: string, fill: (write: (chunk: Buffer) => void) => Promise<void>): Promise<void> {
+  const fd = writing(path, () => openSync(path, 'wx'))
+  try {
+    await fill((chunk) =>
+      writing(path, () => {
+        for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at)
+      }),
+    )
+    writing(path, () => fsyncSync(fd))
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Runs a write to `path`, its failure (such as a full disk) told in one line. */
+function writing<T>(path: string, write: () => T): T {
+  try {
+    return write()
+  } catch (error) {
+    throw new BuildError(`cannot write ${path}: ${(error as Error).message}`)
+  }
+}

@@ -1,0 +1,43 @@
+import { Command } from 'commander'
+import { DEFAULT_KEEP } from '../build/publish.js'
+import { pullSnapshot, type PullReport } from '../build/pull.js'
+import { DEFAULT_SNAPSHOTS, httpUrl, positiveInteger } from './options.js'
+import { ProgressBar } from './progress.js'
+import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
+
+interface PullFlags {
+  from: string
+  snapshots: string
+  keep: string
+  json?: boolean
+}
+
+export const pullCommand = new Command('pull')
+  .description("download another host's current snapshot, verify it and publish it as snapshots/current")
+  .requiredOption('--from <url>', "the other host's snapshots folder on a static HTTP server, e.g. http://build.internal/snapshots/")
+  .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
+  .option('--keep <n>', 'published snapshots to keep, the new one included', String(DEFAULT_KEEP))
+  .option('--json', 'print the summary as JSON')
+  .action(async (flags: PullFlags) => {
+    const from = httpUrl(flags.from, '--from')
+    const keep = positiveInteger(flags.keep, '--keep')
+    const bar = new ProgressBar()
+    let report: PullReport
+    try {
+      report = await pullSnapshot({ from, snapshots: flags.snapshots, keep, onProgress: (done, total) => bar.update('pulling', done, total, 'bytes') })
+    } finally {
+      bar.finish()
+    }
+    process.stdout.write(flags.json === true ? `${terminalJson(report)}\n` : `${formatPull(report)}\n`)
+  })
+
+function formatPull(r: PullReport): TerminalText {
+  if (r.result === 'unchanged') return terminal`snapshot ${r.build_id} of ${r.source} is already here (${r.snapshot}): nothing to pull`
+  return lines([
+    terminal`snapshot ${r.build_id} published (${r.snapshot})`,
+    terminal`  from    ${r.source}`,
+    terminal`  bytes   ${r.bytes.toLocaleString('en-US')}`,
+    ...(r.pruned.length > 0 ? [terminal`  pruned  ${r.pruned.join(', ')}`] : []),
+    terminal`  time    ${r.seconds.toFixed(1)} s`,
+  ])
+}
