@@ -1,19 +1,29 @@
 import { LmdbCounters } from '../ledger/lmdb-counters.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
+import { isPostgresUrl } from '../ledger/pg-connection.js'
+import { PgCounters } from '../ledger/pg-counters.js'
+import { PgLedger } from '../ledger/pg-ledger.js'
+import { migrate, type Migrated } from '../ledger/pg-schema.js'
 import type { Counters, Ledger } from '../ledger/types.js'
 
 /**
  * Where the storage engines are chosen: every command that needs the ledger or the
  * counters gets them here, by the location it was given, and sees only their interfaces.
- * A folder is the embedded LMDB engine.
+ * A postgres:// (or postgresql://) URL is a PostgreSQL database; anything else is a
+ * folder of the embedded LMDB engine.
  */
 
 /** The ledger a `--ledger` location names. */
-export function openLedger(location: string): Ledger {
-  return LmdbLedger.open(location)
+export async function openLedger(location: string): Promise<Ledger> {
+  return isPostgresUrl(location) ? PgLedger.open(location) : LmdbLedger.open(location)
 }
 
 /** The counters of a deployment: those of the ledger's engine, at its location. */
-export function openCounters(ledgerLocation: string): Counters {
-  return LmdbCounters.open(ledgerLocation)
+export async function openCounters(ledgerLocation: string): Promise<Counters> {
+  return isPostgresUrl(ledgerLocation) ? PgCounters.open(ledgerLocation) : LmdbCounters.open(ledgerLocation)
+}
+
+/** Brings the ledger at `location` to the schema of this code: a PostgreSQL database is migrated; an LMDB folder upgrades itself when opened. */
+export async function migrateLedger(location: string): Promise<Migrated | 'lmdb'> {
+  return isPostgresUrl(location) ? migrate(location) : 'lmdb'
 }

@@ -31,7 +31,7 @@ const env = process.env
 export const serveCommand = new Command('serve')
   .description('serve the current snapshot over HTTP')
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
-  .option('--ledger <dir>', 'ledger folder: accounts, demo and rate counters (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
+  .option('--ledger <location>', 'ledger folder or postgres:// URL: accounts, demo and rate counters (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
   .option('--host <host>', 'address to listen on (env HOST)', env.HOST ?? '127.0.0.1')
   .option('-p, --port <port>', 'port to listen on (env PORT)', env.PORT ?? '8080')
   .option('-w, --workers <n>', 'worker processes sharing the port, the snapshot and the ledger (env CARMARKET_WORKERS)', env.CARMARKET_WORKERS ?? '1')
@@ -58,8 +58,8 @@ export const serveCommand = new Command('serve')
     const runtime = await Runtime.start(
       {
         snapshots: flags.snapshots,
-        ledger: openLedger(flags.ledger),
-        counters: openCounters(flags.ledger),
+        ledger: await openLedger(flags.ledger),
+        counters: await openCounters(flags.ledger),
         site: siteOf(flags.publicUrl, demoQuota),
         rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
         demoQuota,
