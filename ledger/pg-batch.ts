@@ -100,6 +100,7 @@ export class DebitBatches {
       sorted.map((d) => d.call.year),
     ]
     const rows = await this.sendWithRetries(values)
+    if (rows.length !== debits.length) throw new Error(`carmarket_charge_batch answered ${rows.length} rows for ${debits.length} debits`)
     const results: ChargeResult[] = []
     rows.forEach((row, n) => (results[order[n]!] = resultOf(row, sorted[n]!)))
     return results
@@ -108,11 +109,10 @@ export class DebitBatches {
   private async sendWithRetries(values: readonly unknown[]): Promise<Row[]> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.pool.query<Row>({
-          name: 'carmarket_charge_batch',
-          text: 'SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge_batch($1, $2, $3, $4, $5, $6, $7) WITH ORDINALITY ORDER BY ordinality',
-          values: [...values],
-        })
+        const result = await this.pool.query<Row>(
+          'SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge_batch($1, $2, $3, $4, $5, $6, $7) WITH ORDINALITY ORDER BY ordinality',
+          [...values],
+        )
         return result.rows
       } catch (error) {
         if (attempt >= RETRIES || !isRetryable(error)) throw error

@@ -48,7 +48,7 @@ export function entryOf(row: Row): Entry {
   }
 }
 
-export function text(row: Row, column: string): string {
+function text(row: Row, column: string): string {
   const value = row[column]
   if (typeof value !== 'string') throw misfit(column, 'text')
   return value
@@ -68,7 +68,7 @@ function number(row: Row, column: string): number {
   return value
 }
 
-export function flag(row: Row, column: string): boolean {
+function flag(row: Row, column: string): boolean {
   const value = row[column]
   if (typeof value !== 'boolean') throw misfit(column, 'a boolean')
   return value

@@ -2,6 +2,7 @@ import pg from 'pg'
 import { LedgerError } from './ledger-error.js'
 import { shownUrl } from './pg-connection.js'
 import { PgHealth } from './pg-health.js'
+import { whole, type Row } from './pg-rows.js'
 
 /**
  * The PostgreSQL ledger's schema, in numbered migrations, and the version a database is
@@ -222,12 +223,9 @@ export async function migrate(url: string): Promise<Migrated> {
   client.on('error', (error) => calls.failed(error.message))
   await calls.write(() => client.connect())
   try {
-    let from: number | undefined
-    for (const migration of MIGRATIONS) {
-      const found = await calls.write(() => apply(client, url, migration))
-      from ??= found
-    }
-    return { from: from ?? SCHEMA_VERSION, to: SCHEMA_VERSION }
+    const found: number[] = []
+    for (const migration of MIGRATIONS) found.push(await calls.write(() => apply(client, url, migration)))
+    return { from: found[0]!, to: SCHEMA_VERSION }
   } finally {
     await client.end()
   }
@@ -245,7 +243,7 @@ async function apply(client: pg.Client, url: string, migration: Migration): Prom
       );
       INSERT INTO carmarket_schema (version) VALUES (0) ON CONFLICT DO NOTHING;
     `)
-    const found = versionOf(await client.query<Record<string, unknown>>('SELECT version FROM carmarket_schema'))
+    const found = versionOf(await client.query<Row>('SELECT version FROM carmarket_schema'))
     if (found > SCHEMA_VERSION) throw newerSchema(url, found)
     if (found < migration.version) {
       await client.query(migration.sql)
@@ -265,18 +263,18 @@ async function apply(client: pg.Client, url: string, migration: Migration): Prom
  * version (to be migrated first) or at a newer one (written by newer code).
  */
 export async function requireSchema(pool: pg.Pool, url: string): Promise<void> {
-  const present = await pool.query<Record<string, unknown>>(`SELECT to_regclass('carmarket_schema') IS NOT NULL AS present`)
+  const present = await pool.query<Row>(`SELECT to_regclass('carmarket_schema') IS NOT NULL AS present`)
   if (present.rows[0]?.present !== true) throw new LedgerError('schema', `the database at ${shownUrl(url)} holds no carmarket ledger: ${MIGRATE_HINT}`)
-  const found = versionOf(await pool.query<Record<string, unknown>>('SELECT version FROM carmarket_schema'))
+  const found = versionOf(await pool.query<Row>('SELECT version FROM carmarket_schema'))
   if (found > SCHEMA_VERSION) throw newerSchema(url, found)
   if (found < SCHEMA_VERSION) {
     throw new LedgerError('schema', `the ledger at ${shownUrl(url)} is at schema version ${found}, older than this carmarket's ${SCHEMA_VERSION}: ${MIGRATE_HINT}`)
   }
 }
 
-function versionOf(result: pg.QueryResult<Record<string, unknown>>): number {
-  const version = result.rows[0]?.version
-  return typeof version === 'number' ? version : 0
+function versionOf(result: pg.QueryResult<Row>): number {
+  const row = result.rows[0]
+  return row === undefined ? 0 : whole(row, 'version')
 }
 
 function newerSchema(url: string, found: number): LedgerError {
