@@ -1,5 +1,6 @@
 import pg from 'pg'
 import t, { type Test } from 'tap'
+import { openPool } from '../ledger/pg-connection.js'
 import { PgLedger } from '../ledger/pg-ledger.js'
 import { migrate } from '../ledger/pg-schema.js'
 import type { Call, ChargeResult, Ledger } from '../ledger/types.js'
@@ -105,6 +106,23 @@ t.test('connections lost while idle (a server restart) are told of and replaced:
   await ledger.probe()
   t.equal(ledger.health.failingSince, undefined, 'a probe that commits says writes commit again')
   await balanceAddsUp(t, ledger, account.id, 40)
+})
+
+t.test('the ledger’s connections commit synchronously whatever the database’s default or the URL say; the counters’ do not', async (t) => {
+  const { url, admin } = await database(t)
+  await admin.query(`ALTER DATABASE ${admin.database} SET synchronous_commit = off`)
+  const given = `${url}?options=${encodeURIComponent('-c synchronous_commit=off -c lock_timeout=1234')}`
+  const setting = async (synchronousCommit: 'on' | 'off') => {
+    const pool = openPool(given, { max: 1, synchronousCommit, onIdleError: () => {} })
+    try {
+      const shown = await pool.query<{ commit: string; lock: string }>(`SELECT current_setting('synchronous_commit') AS commit, current_setting('lock_timeout') AS lock`)
+      return shown.rows[0]
+    } finally {
+      await pool.end()
+    }
+  }
+  t.same(await setting('on'), { commit: 'on', lock: '1234ms' }, 'the ledger’s: on, and the URL’s other options kept')
+  t.same(await setting('off'), { commit: 'off', lock: '1234ms' }, 'the counters’: off')
 })
 
 t.test('a ledger is backed up with pg_dump, not by carmarket', async (t) => {
