@@ -3,15 +3,16 @@ import type pg from 'pg'
 import { keyHash, keyPrefix, newKey } from './keys.js'
 import { LedgerError } from './ledger-error.js'
 import { parseEmail } from './mailbox.js'
-import { DebitBatches } from './pg-batch.js'
+import { Batches } from './pg-batch.js'
 import { openPool, shownUrl } from './pg-connection.js'
+import { chargeBatch, type Debit } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
-import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, oneOf, type Row } from './pg-rows.js'
+import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, oneOf, text, type Row } from './pg-rows.js'
 import { requireSchema } from './pg-schema.js'
 import { FAILED_CALL_ENTRIES_PER_DAY } from './types.js'
 import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, Entry, Ledger, LedgerWrite, WriteHealth } from './types.js'
 
-/** Connections per process: the debit batches in flight, and the reads and other writes beside them. */
+/** Connections per process: the batches of debits and of key look-ups in flight, and the reads and other writes beside them. */
 const POOL_SIZE = 10
 const CODE_CHECKS: readonly CodeCheck[] = ['ok', 'wrong', 'expired', 'exhausted', 'none']
 
@@ -23,19 +24,29 @@ const CODE_CHECKS: readonly CodeCheck[] = ['ok', 'wrong', 'expired', 'exhausted'
  * on, whatever the database's default): a change resolves once it is on the server's
  * disk, so an acknowledged debit survives a crash of either side.
  *
- * Debits are batched (pg-batch.ts). Times (entries, the failure day) are the server's,
- * one clock for every process. PostgreSQL text cannot hold U+0000, which a query
- * parameter may: in what a call stores, it becomes U+FFFD.
+ * Debits, and the look-ups of keys every keyed request makes, are batched (pg-batch.ts,
+ * pg-debits.ts). Times (entries, the failure day) are the server's, one clock for every
+ * process. PostgreSQL text cannot hold U+0000, which a query parameter may: in what a
+ * call stores, it becomes U+FFFD.
  */
 export class PgLedger implements Ledger {
   readonly commits: Record<LedgerWrite, number> = { account: 0, charge: 0, failed_call: 0, grant: 0, key: 0, status: 0, code: 0 }
-  private readonly debits: DebitBatches
+  private readonly debits: Batches<Debit, ChargeResult>
+  /** Keys looked up together: every keyed request asks for one. */
+  private readonly keys: Batches<string, Account | undefined>
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly calls: PgHealth,
   ) {
-    this.debits = new DebitBatches(pool, calls, () => this.commits.charge++)
+    this.debits = new Batches((debits) =>
+      calls.write(async () => {
+        const results = await chargeBatch(pool, debits)
+        this.commits.charge++
+        return results
+      }),
+    )
+    this.keys = new Batches((hashes) => calls.read(() => this.accountsByKeyHash(hashes)))
   }
 
   /** Opens the ledger at a postgres:// URL; a database not migrated to this code's schema is refused (LedgerError `schema`). */
@@ -84,8 +95,15 @@ export class PgLedger implements Ledger {
     return { account: accountOf(row), key }
   }
 
-  async authenticate(key: string): Promise<Account | undefined> {
-    return this.oneAccount('key_hash', keyHash(key))
+  authenticate(key: string): Promise<Account | undefined> {
+    return this.keys.add(keyHash(key))
+  }
+
+  /** The accounts whose current keys have these hashes, in their order (undefined for a hash no account has). */
+  private async accountsByKeyHash(hashes: readonly string[]): Promise<(Account | undefined)[]> {
+    const found = await this.pool.query<Row>(`SELECT key_hash, ${ACCOUNT_COLUMNS} FROM carmarket_accounts WHERE key_hash = ANY($1)`, [[...new Set(hashes)]])
+    const byHash = new Map(found.rows.map((row) => [text(row, 'key_hash'), accountOf(row)]))
+    return hashes.map((hash) => byHash.get(hash))
   }
 
   account(id: string): Promise<Account | undefined> {
@@ -97,13 +115,13 @@ export class PgLedger implements Ledger {
     return parsed.ok ? this.oneAccount('mailbox', parsed.mailbox) : undefined
   }
 
-  private async oneAccount(column: 'id' | 'key_hash' | 'mailbox', value: string): Promise<Account | undefined> {
+  private async oneAccount(column: 'id' | 'mailbox', value: string): Promise<Account | undefined> {
     const rows = await this.read(`SELECT ${ACCOUNT_COLUMNS} FROM carmarket_accounts WHERE ${column} = $1`, [value])
     return rows[0] === undefined ? undefined : accountOf(rows[0])
   }
 
   charge(accountId: string, credits: number, call: Call, wanted: () => boolean = always): Promise<ChargeResult> {
-    return this.debits.charge({ accountId, credits, call: storableCall(call), wanted })
+    return this.debits.add({ accountId, credits, call: storableCall(call), wanted })
   }
 
   async recordFailure(accountId: string, call: Call, code: string): Promise<void> {

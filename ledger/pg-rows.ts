@@ -48,7 +48,7 @@ export function entryOf(row: Row): Entry {
   }
 }
 
-function text(row: Row, column: string): string {
+export function text(row: Row, column: string): string {
   const value = row[column]
   if (typeof value !== 'string') throw misfit(column, 'text')
   return value

@@ -114,6 +114,18 @@ for (const engine of ENGINES) {
       await t.rejects(ledger.issueKey('acc_nope'), { code: 'unknown_account' })
     })
 
+    t.test('keys looked up at once, the same one twice among them, each find their own account, and replaced ones none', async (t) => {
+      const { ledger } = await fresh(t)
+      const created = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.createAccount(`keys${i}@example.pl`, i, 'grant', null)))
+      const replaced = await Promise.all(created.slice(0, 10).map(({ account }) => ledger.issueKey(account.id)))
+      const asked = [...created.map(({ key }) => key), ...replaced, ...replaced, otherKey(replaced[0]!)]
+      const found = await Promise.all(asked.map((key) => ledger.authenticate(key)))
+      t.same(
+        found.map((account) => account?.balance),
+        [...Array.from({ length: 10 }, () => undefined), ...Array.from({ length: 10 }, (_, i) => 10 + i), ...Array.from({ length: 20 }, (_, i) => i % 10), undefined],
+      )
+    })
+
     t.test('key delivery: an account whose key is still to be e-mailed says so until it has been', async (t) => {
       const { ledger } = await fresh(t)
       const { account, key } = await ledger.createAccount('mail@example.pl', 50, 'signup_bonus', null, false)
