@@ -5,6 +5,7 @@ import { PgCounters } from '../ledger/pg-counters.js'
 import { PgLedger } from '../ledger/pg-ledger.js'
 import { migrate, type Migrated } from '../ledger/pg-schema.js'
 import type { Counters, Ledger } from '../ledger/types.js'
+import { UsageError } from './handle-error.js'
 
 /**
  * Where the storage engines are chosen: every command that needs the ledger or the
@@ -15,15 +16,22 @@ import type { Counters, Ledger } from '../ledger/types.js'
 
 /** The ledger a `--ledger` location names. */
 export async function openLedger(location: string): Promise<Ledger> {
-  return isPostgresUrl(location) ? PgLedger.open(location) : LmdbLedger.open(location)
+  return isPostgres(location) ? PgLedger.open(location) : LmdbLedger.open(location)
 }
 
 /** The counters of a deployment: those of the ledger's engine, at its location. */
 export async function openCounters(ledgerLocation: string): Promise<Counters> {
-  return isPostgresUrl(ledgerLocation) ? PgCounters.open(ledgerLocation) : LmdbCounters.open(ledgerLocation)
+  return isPostgres(ledgerLocation) ? PgCounters.open(ledgerLocation) : LmdbCounters.open(ledgerLocation)
 }
 
 /** Brings the ledger at `location` to the schema of this code: a PostgreSQL database is migrated; an LMDB folder upgrades itself when opened. */
 export async function migrateLedger(location: string): Promise<Migrated | 'lmdb'> {
-  return isPostgresUrl(location) ? migrate(location) : 'lmdb'
+  return isPostgres(location) ? migrate(location) : 'lmdb'
+}
+
+/** Whether `location` is a PostgreSQL URL; one that cannot be parsed is refused without being repeated, since it may hold a password. */
+function isPostgres(location: string): boolean {
+  if (!isPostgresUrl(location)) return false
+  if (!URL.canParse(location)) throw new UsageError('--ledger takes a folder or a URL such as postgres://USER:PASSWORD@HOST:5432/DATABASE; the URL given cannot be parsed')
+  return true
 }

@@ -44,3 +44,9 @@ t.test('a PostgreSQL ledger that cannot be reached: a clear refusal, no stack', 
   t.match(run.stderr, /unavailable/)
   t.notMatch(run.stderr, /unexpected error|secret/, 'nor the password of the URL')
 })
+
+t.test('a PostgreSQL URL that cannot be parsed: a usage error that does not repeat it', async (t) => {
+  const run = await carmarket(['ledger', 'migrate', '--ledger', 'postgres://root:secret@[::1/ledger'])
+  t.equal(run.code, 1)
+  t.notMatch(run.stderr, /unexpected error|secret/)
+})
