@@ -15,14 +15,14 @@ export interface AccountFlags {
 
 /** The options every ledger command takes. */
 export function ledgerOptions(command: Command, selectsAccount = true): Command {
-  command.option('--ledger <dir>', 'ledger folder (env CARMARKET_LEDGER)', DEFAULT_LEDGER).option('--json', 'print JSON')
+  command.option('--ledger <location>', 'ledger folder or postgres:// URL (env CARMARKET_LEDGER)', DEFAULT_LEDGER).option('--json', 'print JSON')
   if (selectsAccount) command.option('--account <id>', 'the account id').option('--email <email>', 'the account e-mail (instead of --account)')
   return command
 }
 
 /** Runs `work` on the ledger and closes it; the ledger may be open in a running server too. */
-export async function withLedger<T>(dir: string, work: (ledger: Ledger) => Promise<T>): Promise<T> {
-  const ledger = openLedger(dir)
+export async function withLedger<T>(location: string, work: (ledger: Ledger) => Promise<T>): Promise<T> {
+  const ledger = await openLedger(location)
   try {
     return await work(ledger)
   } finally {

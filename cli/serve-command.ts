@@ -32,7 +32,7 @@ const env = process.env
 export const serveCommand = new Command('serve')
   .description('serve the current snapshot over HTTP')
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
-  .option('--ledger <dir>', 'ledger folder: accounts, and the counters unless --counters is given (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
+  .option('--ledger <location>', 'ledger folder or postgres:// URL: accounts, and the counters unless --counters is given (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
   .option(
     '--counters <url>',
     'count the rate limit, demo quota and signup throttles in Redis, shared by every machine: redis://HOST:PORT[/DB][?prefix=PREFIX] (env CARMARKET_COUNTERS; by default with the ledger)',
@@ -64,8 +64,8 @@ export const serveCommand = new Command('serve')
     const runtime = await Runtime.start(
       {
         snapshots: flags.snapshots,
-        ledger: openLedger(flags.ledger),
-        counters: openCounters(flags.ledger, flags.counters),
+        ledger: await openLedger(flags.ledger),
+        counters: await openCounters(flags.ledger, flags.counters),
         site: siteOf(flags.publicUrl, demoQuota),
         rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
         demoQuota,

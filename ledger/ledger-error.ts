@@ -2,7 +2,7 @@
 export class LedgerError extends Error {
   override name = 'LedgerError'
   constructor(
-    readonly code: 'email_taken' | 'unknown_account' | 'invalid_email' | 'invalid_credits' | 'backup_exists' | 'not_supported' | 'unavailable',
+    readonly code: 'email_taken' | 'unknown_account' | 'invalid_email' | 'invalid_credits' | 'backup_exists' | 'not_supported' | 'unavailable' | 'schema',
     message: string,
   ) {
     super(message)

@@ -1,7 +1,7 @@
 /**
  * The ledger's records and its narrow interface. Handlers and the CLI speak only this
- * interface, so an engine other than LMDB (PostgreSQL, when one machine is outgrown)
- * can replace lmdb-ledger.ts without touching them.
+ * interface, so the engines replace each other without touching them: LMDB on one
+ * machine (lmdb-ledger.ts), PostgreSQL past it (pg-ledger.ts).
  */
 
 export type AccountStatus = 'active' | 'disabled'
@@ -90,7 +90,9 @@ export type LedgerWrite = 'account' | 'charge' | 'failed_call' | 'grant' | 'key'
 
 /**
  * The ledger. Every write either commits or rejects with LedgerError `unavailable` (the
- * storage cannot be written now; nothing of it happened), never half-done.
+ * storage cannot be written now; nothing of it happened), never half-done. An engine
+ * across a network may lose its connection after a write was sent: that write is
+ * `unavailable` too, though it may have committed (whole); it is never reported as done.
  */
 export interface Ledger {
   /** Write transactions this process has committed, by what they did. */
@@ -120,8 +122,9 @@ export interface Ledger {
   /**
    * Takes `credits` for a successful call in one atomic read-check-write: never below
    * zero, whatever runs concurrently, in any process. Resolves once committed.
-   * `wanted` is asked last, inside the transaction: when the answer can no longer be
-   * delivered (its client is gone) nothing is taken (`not_wanted`).
+   * `wanted` is asked last, inside the transaction or just before the debit is sent to a
+   * server: when the answer can no longer be delivered (its client is gone) nothing is
+   * taken (`not_wanted`).
    */
   charge(accountId: string, credits: number, call: Call, wanted?: () => boolean): Promise<ChargeResult>
   /**

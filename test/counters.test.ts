@@ -1,8 +1,10 @@
 import { createClient } from '@redis/client'
 import t, { type Test } from 'tap'
 import { LmdbCounters } from '../ledger/lmdb-counters.js'
+import { PgCounters } from '../ledger/pg-counters.js'
 import { EXPIRY_MARGIN_MS, RedisCounters } from '../ledger/redis-counters.js'
 import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters } from '../ledger/types.js'
+import { ENGINES as LEDGER_ENGINES } from './ledger-engines.js'
 import { freshRedisPrefix, REDIS } from './services.js'
 import { freshDir } from './support.js'
 
@@ -10,7 +12,7 @@ import { freshDir } from './support.js'
 interface Opened {
   readonly counters: Counters
   /** The same storage opened again, as another process (or machine) of the deployment opens it. */
-  again(): Counters
+  again(): Promise<Counters>
   /** For an engine whose counts expire by themselves: a count's time to live (ms), and how long past its window a count may live. Absent for an engine that sweeps. */
   readonly expiry?: { ttl(kind: CounterKind, window: number, who: string): Promise<number>; readonly margin: number }
 }
@@ -19,11 +21,17 @@ interface Opened {
 const ENGINES: readonly { readonly name: string; open(t: Test): Promise<Opened> }[] = [
   { name: 'LMDB', open: lmdb },
   { name: 'Redis', open: redis },
+  { name: 'PostgreSQL', open: postgres },
 ]
 
 async function lmdb(t: Test): Promise<Opened> {
   const dir = freshDir(t)
-  return { counters: closing(t, LmdbCounters.open(dir)), again: () => closing(t, LmdbCounters.open(dir)) }
+  return { counters: closing(t, LmdbCounters.open(dir)), again: async () => closing(t, LmdbCounters.open(dir)) }
+}
+
+async function postgres(t: Test): Promise<Opened> {
+  const url = await LEDGER_ENGINES.find((engine) => engine.name === 'postgresql')!.fresh(t)
+  return { counters: closing(t, await PgCounters.open(url)), again: async () => closing(t, await PgCounters.open(url)) }
 }
 
 async function redis(t: Test): Promise<Opened> {
@@ -35,7 +43,7 @@ async function redis(t: Test): Promise<Opened> {
   t.teardown(() => client.destroy())
   return {
     counters: closing(t, RedisCounters.open(url.toString())),
-    again: () => closing(t, RedisCounters.open(url.toString())),
+    again: async () => closing(t, RedisCounters.open(url.toString())),
     expiry: { ttl: (kind, window, who) => client.pTTL(`${prefix}${kind}:${window}:${who}`), margin: EXPIRY_MARGIN_MS },
   }
 }
@@ -72,7 +80,7 @@ check('concurrent counts stop at the limit exactly', async (t, { counters }) => 
 })
 
 check('every process of a deployment counts in the same counters', async (t, { counters, again }) => {
-  const other = again()
+  const other = await again()
   const window = windowOf('rate')
   const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? counters : other).countUpTo('rate', window, '198.51.100.1', 7)))
   t.same(tally(results), { numbers: [1, 2, 3, 4, 5, 6, 7], limit: 93 })

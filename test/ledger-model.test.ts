@@ -1,8 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import type { Ledger } from '../ledger/types.js'
-import { freshDir } from './support.js'
+import { ENGINES, openTestLedger } from './ledger-engines.js'
 
 /** What the ledger should hold, kept the plain way. */
 interface Model {
@@ -80,19 +79,20 @@ class IssueKey implements fc.AsyncCommand<Model, Real> {
   toString = () => 'issueKey'
 }
 
-t.test('the ledger behaves like a plain model under any sequence of operations', async (t) => {
-  const commands = [
-    fc.integer({ min: 1, max: 20 }).map((c) => new Charge(c)),
-    fc.constant(new Fail()),
-    fc.integer({ min: 1, max: 30 }).map((c) => new Grant(c)),
-    fc.boolean().map((a) => new SetActive(a)),
-    fc.constant(new IssueKey()),
-  ]
-  let runs = 0
-  await fc.assert(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: 40 }), fc.integer({ min: 0, max: 50 }), async (cmds, start) => {
-      const ledger = LmdbLedger.open(freshDir(t))
-      try {
+for (const engine of ENGINES) {
+  t.test(`the ${engine.name} ledger behaves like a plain model under any sequence of operations`, async (t) => {
+    // One ledger for every run: each run has an account of its own.
+    const ledger = await openTestLedger(t, await engine.fresh(t))
+    const commands = [
+      fc.integer({ min: 1, max: 20 }).map((c) => new Charge(c)),
+      fc.constant(new Fail()),
+      fc.integer({ min: 1, max: 30 }).map((c) => new Grant(c)),
+      fc.boolean().map((a) => new SetActive(a)),
+      fc.constant(new IssueKey()),
+    ]
+    let runs = 0
+    await fc.assert(
+      fc.asyncProperty(fc.commands(commands, { maxCommands: 40 }), fc.integer({ min: 0, max: 50 }), async (cmds, start) => {
         const { account, key } = await ledger.createAccount(`model${runs++}@example.pl`, start, 'signup_bonus', null)
         const model: Model = { balance: start, granted: start, used: 0, active: true, entries: 1, lastFailed: false, failures: 0, keyGeneration: 0 }
         const real: Real = { ledger, id: account.id, keys: [key] }
@@ -113,11 +113,9 @@ t.test('the ledger behaves like a plain model under any sequence of operations',
           oldKeys.every((found) => found === undefined) &&
           (await ledger.authenticate(real.keys.at(-1)!))?.id === account.id
         )
-      } finally {
-        await ledger.close()
-      }
-    }),
-    { numRuns: 60, seed: 4 },
-  )
-  t.ok(runs >= 60, `${runs} sequences of up to 40 operations matched the model`)
-})
+      }),
+      { numRuns: 60, seed: 4 },
+    )
+    t.ok(runs >= 60, `${runs} sequences of up to 40 operations matched the model`)
+  })
+}

@@ -1,15 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { openLedger } from '../cli/engines.js'
-import { siteOf } from '../cli/serve-command.js'
 import { COMMAND_TIMEOUT_MS, PENDING_COMMANDS, RedisCounters } from '../ledger/redis-counters.js'
 import { COUNTER_WINDOW_MS } from '../ledger/types.js'
-import { OutboxMailer } from '../runtime/mailer.js'
-import { Runtime } from '../runtime/server.js'
 import { OwnRedis } from './redis-server.js'
 import { freePort } from './services.js'
-import { build, freshDir, rows, toCsv } from './support.js'
+import { build, freshDir, rows, startRuntime, toCsv } from './support.js'
 
 /** What a refusal may take past COMMAND_TIMEOUT_MS on a busy test machine. */
 const SLACK_MS = 500
@@ -114,13 +110,11 @@ t.test('nothing listening at start: the counters open, refuse quickly, and count
 t.test('a service whose Redis is down starts and answers; the counters that must not be given away refuse until Redis comes', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const port = await freePort()
-  const runtime = await Runtime.start(
+  const runtime = await startRuntime(
     {
       snapshots,
-      ledger: openLedger(freshDir(t)),
-      counters: RedisCounters.open(`redis://127.0.0.1:${port}?prefix=outage:`),
-      mailer: new OutboxMailer(freshDir(t)),
-      site: siteOf('http://localhost', 5),
+      ledger: freshDir(t),
+      counters: `redis://127.0.0.1:${port}?prefix=outage:`,
       rateLimit: 3,
       demoQuota: 5,
       trustedProxies: ['127.0.0.1'],

@@ -8,7 +8,6 @@ import type { Test } from 'tap'
 import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } from '../format/schema.js'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { Snapshot } from '../query/snapshot.js'
 import { COUNTERS_FILE } from '../ledger/lmdb-counters.js'
 import { openCounters, openLedger } from '../cli/engines.js'
@@ -260,9 +259,9 @@ export function outboxMail(outbox: string, to: string): { to: string; subject: s
     .filter((m) => m.to === to)
 }
 
-/** An account with `credits` (a grant) on a ledger folder a server under test uses. */
-export async function account(ledgerDir: string, email: string, credits: number): Promise<{ id: string; key: string }> {
-  const ledger = LmdbLedger.open(ledgerDir)
+/** An account with `credits` (a grant) on a ledger (a folder or a PostgreSQL URL) a server under test uses. */
+export async function account(ledgerLocation: string, email: string, credits: number): Promise<{ id: string; key: string }> {
+  const ledger = await openLedger(ledgerLocation)
   try {
     const { account, key } = await ledger.createAccount(email, credits, 'grant', 'test')
     return { id: account.id, key }
@@ -295,13 +294,19 @@ export function demoCalls(t: Test, ledgerDir: string): number {
 }
 
 /** The runtime's options with the ledger as an LMDB folder, and the site and the engines left to startRuntime. */
-export type TestRuntimeOptions = Omit<RuntimeOptions, 'ledger' | 'counters' | 'mailer' | 'site'> & { readonly ledger: string; readonly mailer?: Mailer }
+export type TestRuntimeOptions = Omit<RuntimeOptions, 'ledger' | 'counters' | 'mailer' | 'site'> & {
+  /** The ledger's location: an LMDB folder or a PostgreSQL URL. */
+  readonly ledger: string
+  /** The counters' URL (Redis); by default the ledger's engine keeps them. */
+  readonly counters?: string
+  readonly mailer?: Mailer
+}
 
 /**
  * The runtime wired as `carmarket serve` wires it, on the LMDB ledger and counters of the
  * folder `options.ledger`, mail in its `outbox` unless a mailer is given.
  */
-export function startRuntime(
+export async function startRuntime(
   options: TestRuntimeOptions,
   host: string,
   port: number,
@@ -309,12 +314,18 @@ export function startRuntime(
   return Runtime.start(
     {
       ...options,
-      ledger: openLedger(options.ledger),
-      counters: openCounters(options.ledger),
-      mailer: options.mailer ?? new OutboxMailer(join(options.ledger, 'outbox')),
+      ledger: await openLedger(options.ledger),
+      counters: await openCounters(options.ledger, options.counters),
+      mailer: options.mailer ?? new OutboxMailer(outboxBeside(options.ledger)),
       site: siteOf(options.publicUrl, options.demoQuota),
     },
     host,
     port,
   )
+}
+
+/** The outbox in an LMDB ledger folder; a ledger at a URL has no folder to put one in. */
+function outboxBeside(ledger: string): string {
+  if (URL.canParse(ledger)) throw new Error('a test runtime on a ledger at a URL needs its own mailer')
+  return join(ledger, 'outbox')
 }

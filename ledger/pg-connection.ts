@@ -1,0 +1,92 @@
+import pg from 'pg'
+
+/**
+ * Connections to a PostgreSQL ledger: the pool each engine opens, its timeouts, and what
+ * of a failure means the server cannot be used now (as opposed to a bug).
+ */
+
+/** Whether a `--ledger` location names a PostgreSQL database rather than an LMDB folder. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location)
+}
+
+/** The URL as it may be shown: without its password. */
+export function shownUrl(url: string): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed === undefined) return 'the PostgreSQL URL given'
+  if (parsed.password !== '') parsed.password = '***'
+  return parsed.toString()
+}
+
+/**
+ * Bounds on waiting, so that no request hangs on a server that is down or unreachable:
+ * connecting; a statement, ended by the server (its transaction then certainly rolled
+ * back); and an answer, ended by the client for a server that no longer answers at all
+ * (after the server's own limit, which normally comes first). A URL may set any of them
+ * (`?statement_timeout=2000`).
+ */
+const TIMEOUTS = { connectionTimeoutMillis: 5_000, statement_timeout: 5_000, query_timeout: 10_000 } as const
+
+export interface PoolSettings {
+  /** Connections at most. */
+  readonly max: number
+  /**
+   * The database's synchronous_commit for these connections: `on` for the ledger, so a
+   * commit is on disk before it is acknowledged whatever the database's default; `off`
+   * for counts that need not survive a crash of the server.
+   */
+  readonly synchronousCommit: 'on' | 'off'
+  /** Told of an error of a connection the pool holds idle (the server went away); the pool drops that connection and opens another when one is needed. */
+  readonly onIdleError: (error: Error) => void
+}
+
+/** A pool of connections to `url` that reconnects by itself after the server returns. */
+export function openPool(url: string, settings: PoolSettings): pg.Pool {
+  // node-postgres reads the URL over the configuration, so the URL's own `options` are
+  // taken out of it and given together with the setting the engine needs (the last wins).
+  const location = new URL(url)
+  const given = location.searchParams.get('options')
+  location.searchParams.delete('options')
+  const pool = new pg.Pool({
+    ...TIMEOUTS,
+    connectionString: location.toString(),
+    options: [given, `-c synchronous_commit=${settings.synchronousCommit}`].filter((o) => o !== null).join(' '),
+    max: settings.max,
+    keepAlive: true,
+    application_name: 'carmarket',
+  })
+  pool.on('error', settings.onIdleError)
+  return pool
+}
+
+/** SQLSTATE classes of a server that cannot do the work now: connection exception, insufficient resources (disk full, too many connections), operator intervention (shutdown, statement timeout), system error (I/O). */
+const UNAVAILABLE_CLASSES: ReadonlySet<string> = new Set(['08', '53', '57', '58'])
+/**
+ * Single SQLSTATEs of the same kind: a deadlock or serialization failure still there
+ * after retries, a lock not granted, a read-only server (a standby after a failover),
+ * a database that does not exist (yet) and a refused login.
+ */
+const UNAVAILABLE_STATES: ReadonlySet<string> = new Set(['40001', '40P01', '55P03', '25006', '3D000', '28000', '28P01'])
+/** Node's codes for a network that does not get through. */
+const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+/**
+ * What node-postgres says of a connection that failed, was cut, or timed out: plain
+ * Errors without a code, so they are known by their messages only.
+ */
+const CLIENT_FAILURES: readonly RegExp[] = [/^Connection terminated/, /^Query read timeout$/, /^timeout exceeded when trying to connect$/, /^timeout expired$/, /is not queryable$/]
+
+/** Whether `error` is PostgreSQL telling that the work was rolled back for a conflict with another transaction, and may simply be done again. */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && (error.code === '40001' || error.code === '40P01')
+}
+
+/** Why the server cannot be used now, when `error` says so; undefined for any other error (a bug, to be thrown on). */
+export function unavailability(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined
+  if (error instanceof pg.DatabaseError) {
+    const state = error.code ?? ''
+    return UNAVAILABLE_CLASSES.has(state.slice(0, 2)) || UNAVAILABLE_STATES.has(state) ? `${error.message} (${state})` : undefined
+  }
+  if ('code' in error && typeof error.code === 'string' && NETWORK_CODES.has(error.code)) return error.message
+  return CLIENT_FAILURES.some((failure) => failure.test(error.message)) ? error.message : undefined
+}

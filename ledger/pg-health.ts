@@ -1,0 +1,64 @@
+import { LedgerError } from './ledger-error.js'
+import { unavailability } from './pg-connection.js'
+import type { WriteHealth } from './types.js'
+
+/**
+ * The calls of one engine (the ledger or the counters) to its PostgreSQL server, and how
+ * they fare. A call the server cannot take now (down, unreachable, shutting down, out of
+ * disk, timed out) rejects as LedgerError `unavailable`, which the runtime answers with
+ * a 503 and nothing charged; any other error is a bug and is thrown on as it is.
+ *
+ * A write whose connection is lost after it was sent has an outcome nobody can know: it
+ * may have committed. It is `unavailable` all the same, never reported as done: its
+ * caller gets no answer that says it was (for a debit: no 200 with credits_remaining),
+ * and what committed is whole, one transaction.
+ *
+ * The pool replaces lost connections by itself, so nothing is ever broken for good: once
+ * the server is back, the next write commits and the health is good again.
+ */
+export class PgHealth implements WriteHealth {
+  failingSince: number | undefined
+  failedAt: number | undefined
+  reason: string | undefined
+
+  constructor(
+    /** What the calls are to, for messages: `the ledger at postgres://…`. */
+    private readonly what: string,
+  ) {}
+
+  /** A write; once it commits, writes are known to commit again. */
+  async write<T>(work: () => Promise<T>): Promise<T> {
+    const result = await this.call(work)
+    this.failingSince = undefined
+    this.reason = undefined
+    return result
+  }
+
+  /** A read: its failure tells of the server as a write's would, its success says nothing of writes. */
+  read<T>(work: () => Promise<T>): Promise<T> {
+    return this.call(work)
+  }
+
+  /** Notes a failure met outside a call (a pooled connection lost while idle). */
+  failed(reason: string): void {
+    this.failedAt = Date.now()
+    this.failingSince ??= this.failedAt
+    this.reason = reason
+  }
+
+  /** A PostgreSQL engine is never broken for good: its pool reconnects. */
+  isBroken(): boolean {
+    return false
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      const reason = unavailability(error)
+      if (reason === undefined) throw error
+      this.failed(reason)
+      throw new LedgerError('unavailable', `${this.what} is unavailable: ${reason}`)
+    }
+  }
+}

@@ -1,0 +1,282 @@
+import pg from 'pg'
+import { LedgerError } from './ledger-error.js'
+import { shownUrl } from './pg-connection.js'
+import { PgHealth } from './pg-health.js'
+import { whole, type Row } from './pg-rows.js'
+
+/**
+ * The PostgreSQL ledger's schema, in numbered migrations, and the version a database is
+ * at (table carmarket_schema). `carmarket ledger migrate` brings a database to the
+ * newest; an engine opens only a database at exactly the version it was written for.
+ *
+ * Migrations are additive (new tables, new columns with defaults, new functions under
+ * new names), so that servers already running keep serving while one runs and after.
+ * Each one is a transaction of its own under an advisory lock: two migrates at once
+ * take turns, and the second finds the work done.
+ */
+
+interface Migration {
+  readonly version: number
+  readonly sql: string
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE carmarket_accounts (
+        id text PRIMARY KEY,
+        email text NOT NULL,
+        -- One account per mailbox (ledger/mailbox.ts), whatever spelling of it opened the account.
+        mailbox text NOT NULL UNIQUE,
+        status text NOT NULL CHECK (status IN ('active', 'disabled')),
+        balance bigint NOT NULL CHECK (balance >= 0),
+        granted bigint NOT NULL,
+        used bigint NOT NULL,
+        created timestamptz NOT NULL,
+        -- The SHA-256 of the current key; the key itself is never stored.
+        key_hash text NOT NULL UNIQUE,
+        key_prefix text NOT NULL,
+        key_delivered boolean NOT NULL,
+        -- Entries written so far: the next entry's seq.
+        entries integer NOT NULL,
+        -- The failure entries of the latest UTC day with failures (days since the epoch): how many, and the newest one's seq.
+        failure_day integer,
+        failure_entries integer NOT NULL DEFAULT 0,
+        failure_last integer
+      );
+
+      CREATE TABLE carmarket_entries (
+        account_id text NOT NULL REFERENCES carmarket_accounts (id),
+        seq integer NOT NULL,
+        id text NOT NULL,
+        time timestamptz NOT NULL,
+        type text NOT NULL CHECK (type IN ('signup_bonus', 'grant', 'charge', 'failed_call')),
+        credits bigint NOT NULL,
+        balance_after bigint NOT NULL CHECK (balance_after >= 0),
+        endpoint text,
+        make text,
+        model text,
+        -- A failed call's year is whatever number its query gave.
+        year double precision,
+        status text NOT NULL,
+        reference text,
+        count integer NOT NULL DEFAULT 1,
+        PRIMARY KEY (account_id, seq)
+      );
+
+      CREATE TABLE carmarket_codes (
+        mailbox text PRIMARY KEY,
+        hash text NOT NULL,
+        expires bigint NOT NULL,
+        attempts integer NOT NULL
+      );
+
+      CREATE TABLE carmarket_counters (
+        kind text NOT NULL,
+        time_window bigint NOT NULL,
+        who text NOT NULL,
+        count integer NOT NULL,
+        PRIMARY KEY (kind, time_window, who)
+      );
+
+      -- One row, which a probe writes to learn that writes commit.
+      CREATE TABLE carmarket_meta (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        probed timestamptz
+      );
+      INSERT INTO carmarket_meta DEFAULT VALUES;
+
+      -- Debits in one transaction, in the order given (callers sort them by account, so
+      -- that concurrent batches lock accounts in the same order): one row per debit, its
+      -- outcome, the balance after it (or the balance that refused it) and the entry's seq
+      -- and time. A debit not wanted any more is only looked at, to say why it would have
+      -- been refused, as a charge in one read-check-write would.
+      CREATE FUNCTION carmarket_charge_batch(
+        p_accounts text[], p_costs bigint[], p_wanted boolean[],
+        p_endpoints text[], p_makes text[], p_models text[], p_years double precision[]
+      ) RETURNS TABLE (o_outcome text, o_balance bigint, o_seq integer, o_time timestamptz)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        i integer;
+        found_status text;
+      BEGIN
+        FOR i IN 1 .. coalesce(array_length(p_accounts, 1), 0) LOOP
+          o_outcome := NULL;
+          o_seq := NULL;
+          o_time := NULL;
+          IF p_wanted[i] THEN
+            UPDATE carmarket_accounts a
+               SET balance = a.balance - p_costs[i], used = a.used + p_costs[i], entries = a.entries + 1
+             WHERE a.id = p_accounts[i] AND a.status = 'active' AND a.balance >= p_costs[i]
+            RETURNING a.balance, a.entries - 1 INTO o_balance, o_seq;
+            IF FOUND THEN
+              o_outcome := 'ok';
+              o_time := clock_timestamp();
+              INSERT INTO carmarket_entries (account_id, seq, id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count)
+              VALUES (p_accounts[i], o_seq, p_accounts[i] || '-' || o_seq, o_time, 'charge', -p_costs[i], o_balance,
+                      p_endpoints[i], p_makes[i], p_models[i], p_years[i], 'success', NULL, 1);
+            END IF;
+          END IF;
+          IF o_outcome IS NULL THEN
+            SELECT a.status, a.balance INTO found_status, o_balance FROM carmarket_accounts a WHERE a.id = p_accounts[i];
+            o_outcome := CASE
+              WHEN NOT FOUND THEN 'unknown_account'
+              WHEN found_status <> 'active' THEN 'disabled'
+              WHEN o_balance < p_costs[i] THEN 'insufficient_credits'
+              ELSE 'not_wanted'
+            END;
+            o_balance := coalesce(o_balance, 0);
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+      END $$;
+
+      -- A failed call: a zero-credit entry, or one more on the count of the account's
+      -- newest failure entry when it is the same failure again right after it, or when the
+      -- account has had p_per_day failure entries today (UTC, by the server's clock).
+      CREATE FUNCTION carmarket_record_failure(
+        p_account text, p_endpoint text, p_make text, p_model text, p_year double precision, p_code text, p_per_day integer
+      ) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        a carmarket_accounts%ROWTYPE;
+        previous carmarket_entries%ROWTYPE;
+        at_time timestamptz;
+        today integer;
+        entries_today integer := 0;
+      BEGIN
+        SELECT * INTO a FROM carmarket_accounts WHERE id = p_account FOR UPDATE;
+        IF NOT FOUND THEN
+          RETURN;
+        END IF;
+        at_time := clock_timestamp();
+        today := floor(extract(epoch FROM at_time) / 86400);
+        IF a.failure_day = today THEN
+          entries_today := a.failure_entries;
+          SELECT * INTO previous FROM carmarket_entries e WHERE e.account_id = p_account AND e.seq = a.failure_last;
+          IF FOUND AND (
+            entries_today >= p_per_day
+            OR (a.failure_last = a.entries - 1 AND previous.type = 'failed_call' AND previous.status = p_code
+                AND previous.endpoint IS NOT DISTINCT FROM p_endpoint AND previous.make IS NOT DISTINCT FROM p_make
+                AND previous.model IS NOT DISTINCT FROM p_model AND previous.year IS NOT DISTINCT FROM p_year)
+          ) THEN
+            UPDATE carmarket_entries e SET count = e.count + 1 WHERE e.account_id = p_account AND e.seq = a.failure_last;
+            RETURN;
+          END IF;
+        END IF;
+        INSERT INTO carmarket_entries (account_id, seq, id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count)
+        VALUES (p_account, a.entries, p_account || '-' || a.entries, at_time, 'failed_call', 0, a.balance,
+                p_endpoint, p_make, p_model, p_year, p_code, NULL, 1);
+        UPDATE carmarket_accounts
+           SET entries = a.entries + 1, failure_day = today, failure_entries = entries_today + 1, failure_last = a.entries
+         WHERE id = p_account;
+      END $$;
+
+      -- A one-time code checked: 'ok' (used up), 'wrong' (an attempt counted), 'exhausted'
+      -- (the last attempt: gone), 'expired' (gone) or 'none'. The hashes are compared as
+      -- hashes of themselves, so the comparison's time tells nothing of the stored one.
+      CREATE FUNCTION carmarket_check_code(p_mailbox text, p_hash text, p_now bigint, p_max_attempts integer) RETURNS text
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        c carmarket_codes%ROWTYPE;
+      BEGIN
+        SELECT * INTO c FROM carmarket_codes WHERE mailbox = p_mailbox FOR UPDATE;
+        IF NOT FOUND THEN
+          RETURN 'none';
+        END IF;
+        IF c.expires <= p_now THEN
+          DELETE FROM carmarket_codes WHERE mailbox = p_mailbox;
+          RETURN 'expired';
+        END IF;
+        IF sha256(convert_to(c.hash, 'UTF8')) = sha256(convert_to(p_hash, 'UTF8')) THEN
+          DELETE FROM carmarket_codes WHERE mailbox = p_mailbox;
+          RETURN 'ok';
+        END IF;
+        IF c.attempts + 1 >= p_max_attempts THEN
+          DELETE FROM carmarket_codes WHERE mailbox = p_mailbox;
+          RETURN 'exhausted';
+        END IF;
+        UPDATE carmarket_codes SET attempts = c.attempts + 1 WHERE mailbox = p_mailbox;
+        RETURN 'wrong';
+      END $$;
+    `,
+  },
+]
+
+/** The schema version this code reads and writes. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version
+
+const MIGRATE_HINT = 'run carmarket ledger migrate --ledger URL'
+
+/** What a migrate did: the version it found, and the version the database is at now (the same when it was current). */
+export interface Migrated {
+  readonly from: number
+  readonly to: number
+}
+
+/** Brings the database at `url` to SCHEMA_VERSION, creating the ledger in an empty database. */
+export async function migrate(url: string): Promise<Migrated> {
+  const calls = new PgHealth(`the ledger at ${shownUrl(url)}`)
+  // Migrations may wait for each other's lock and take long on a large ledger: no statement timeout.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, application_name: 'carmarket migrate' })
+  client.on('error', (error) => calls.failed(error.message))
+  await calls.write(() => client.connect())
+  try {
+    const found: number[] = []
+    for (const migration of MIGRATIONS) found.push(await calls.write(() => apply(client, url, migration)))
+    return { from: found[0]!, to: SCHEMA_VERSION }
+  } finally {
+    await client.end()
+  }
+}
+
+/** Applies `migration` unless the database has it already; resolves to the version the database was at. */
+async function apply(client: pg.Client, url: string, migration: Migration): Promise<number> {
+  await client.query('BEGIN')
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('carmarket_schema'))`)
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS carmarket_schema (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        version integer NOT NULL
+      );
+      INSERT INTO carmarket_schema (version) VALUES (0) ON CONFLICT DO NOTHING;
+    `)
+    const found = versionOf(await client.query<Row>('SELECT version FROM carmarket_schema'))
+    if (found > SCHEMA_VERSION) throw newerSchema(url, found)
+    if (found < migration.version) {
+      await client.query(migration.sql)
+      await client.query('UPDATE carmarket_schema SET version = $1', [migration.version])
+    }
+    await client.query('COMMIT')
+    return found
+  } catch (error) {
+    // A rollback that fails has lost its connection, and the transaction with it.
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * Refuses a database that is not at SCHEMA_VERSION: without a ledger, at an older
+ * version (to be migrated first) or at a newer one (written by newer code).
+ */
+export async function requireSchema(pool: pg.Pool, url: string): Promise<void> {
+  const present = await pool.query<Row>(`SELECT to_regclass('carmarket_schema') IS NOT NULL AS present`)
+  if (present.rows[0]?.present !== true) throw new LedgerError('schema', `the database at ${shownUrl(url)} holds no carmarket ledger: ${MIGRATE_HINT}`)
+  const found = versionOf(await pool.query<Row>('SELECT version FROM carmarket_schema'))
+  if (found > SCHEMA_VERSION) throw newerSchema(url, found)
+  if (found < SCHEMA_VERSION) {
+    throw new LedgerError('schema', `the ledger at ${shownUrl(url)} is at schema version ${found}, older than this carmarket's ${SCHEMA_VERSION}: ${MIGRATE_HINT}`)
+  }
+}
+
+function versionOf(result: pg.QueryResult<Row>): number {
+  const row = result.rows[0]
+  return row === undefined ? 0 : whole(row, 'version')
+}
+
+function newerSchema(url: string, found: number): LedgerError {
+  return new LedgerError('schema', `the ledger at ${shownUrl(url)} is at schema version ${found}, newer than this carmarket's ${SCHEMA_VERSION}: run the carmarket that migrated it, or a newer one`)
+}

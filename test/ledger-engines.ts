@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import pg from 'pg'
+import type { Test } from 'tap'
+import { openLedger } from '../cli/engines.js'
+import { LEDGER_FILE } from '../ledger/lmdb-ledger.js'
+import { migrate } from '../ledger/pg-schema.js'
+import type { Ledger } from '../ledger/types.js'
+import { freshDatabase } from './services.js'
+import { freshDir } from './support.js'
+
+/** A storage engine of the ledger, as the tests that hold for every engine take it. */
+export interface Engine {
+  readonly name: 'lmdb' | 'postgresql'
+  /** A new, empty ledger of the test's own, ready to be opened: its location, a folder or a URL. */
+  fresh(t: Test): Promise<string>
+  /** Everything the ledger at `location` keeps, as text, to look in for what must never be kept. */
+  stored(location: string): Promise<string>
+}
+
+export const ENGINES: readonly Engine[] = [
+  {
+    name: 'lmdb',
+    fresh: async (t) => freshDir(t),
+    stored: async (dir) => readFileSync(join(dir, LEDGER_FILE)).toString('latin1'),
+  },
+  {
+    name: 'postgresql',
+    async fresh(t) {
+      const url = await freshDatabase(t)
+      await migrate(url)
+      return url
+    },
+    stored: everyRow,
+  },
+]
+
+/** Opens the ledger at `location` as the commands do, closed when the test ends. */
+export async function openTestLedger(t: Test, location: string): Promise<Ledger> {
+  const ledger = await openLedger(location)
+  t.teardown(() => ledger.close())
+  return ledger
+}
+
+/** Every row of every table of the database at `url`, as text. */
+async function everyRow(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const tables = await client.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema()`)
+    const texts: string[] = []
+    for (const { name } of tables.rows) texts.push(...(await client.query<{ row: string }>(`SELECT t::text AS row FROM ${name} t`)).rows.map((r) => r.row))
+    return texts.join('\n')
+  } finally {
+    await client.end()
+  }
+}
