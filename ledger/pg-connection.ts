@@ -5,10 +5,6 @@ import pg from 'pg'
  * of a failure means the server cannot be used now (as opposed to a bug).
  */
 
-/** Whether a `--ledger` location names a PostgreSQL database rather than an LMDB folder. */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location)
-}
 
 /** The URL as it may be shown: without its password. */
 export function shownUrl(url: string): string {

@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
@@ -147,25 +144,4 @@ t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on ev
     'each in the request log with its status',
   )
   t.match(logged[0], { request_id: 'mcp-trace-1', ip: '127.0.0.1' })
-})
-
-t.test('start-up does not load the MCP SDK: only /mcp and `carmarket mcp` import it, when used', async (t) => {
-  const dist = fileURLToPath(new URL('..', import.meta.url))
-  const modules = new Set<string>()
-  const packages = new Set<string>()
-  // The static imports of the compiled CLI, followed through the project's own modules.
-  const follow = (file: string) => {
-    if (modules.has(file)) return
-    modules.add(file)
-    for (const [, from, bare] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm)) {
-      const specifier = (from ?? bare)!
-      if (specifier.startsWith('.')) follow(join(dirname(file), specifier))
-      else packages.add(specifier)
-    }
-  }
-  follow(join(dist, 'cli', 'main.js'))
-  t.ok(modules.has(join(dist, 'runtime', 'mcp-route.js')), 'the route is there')
-  t.ok(packages.has('lmdb') && packages.has('commander'), 'packages are seen')
-  t.same([...packages].filter((name) => name.startsWith('@modelcontextprotocol/')), [], 'no module of the SDK')
-  t.same([...modules].filter((file) => file.startsWith(join(dist, 'mcp'))), [], 'nor of mcp/')
 })

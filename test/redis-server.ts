@@ -3,7 +3,6 @@ import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
-import { freePort } from './services.js'
 
 /**
  * A Redis server of the test's own on 127.0.0.1:`port`, in memory only, so that a test
