@@ -1,9 +1,16 @@
 /**
- * Keyed valuation over HTTP next to a bare node:http server answering a fixed JSON body,
- * measured in the same run with the same load: wrk (Debian's package: apt-get install
- * wrk) in a process of its own, one thread, against each server in a process of its own.
- * Requests per second and latency percentiles; each server is measured `--rounds` times,
- * in turns, and the round with the median requests per second is reported.
+ * Keyed valuation over HTTP next to a bare node:http server answering a fixed JSON body
+ * and the ceiling of a keyed call (node:http and one durable lmdb-js debit), measured in
+ * the same run with the same load: wrk (Debian's package: apt-get install wrk) in a
+ * process of its own, one thread, against each server in processes of its own. A row of
+ * several runtimes splits the connections between them, one wrk each, and adds their
+ * requests per second. Each server is measured `--rounds` times, in turns, and the round
+ * with the median requests per second is reported.
+ *
+ * The PostgreSQL rows need a PostgreSQL server (`--postgres URL`, by default
+ * postgres://root@127.0.0.1:5432/test): the script creates a database of its own there
+ * and drops it at the end. They show how many debits each commit carried, from the
+ * runtimes' /metrics.
  *
  * `--before DIR` adds a keyed valuation row served by another checkout's compiled code
  * (DIR/dist/cli/main.js, e.g. a git worktree of the last release), so that a change is
@@ -11,14 +18,16 @@
  *
  * `--only A,B` measures only the rows whose label holds A or B (and the bare server).
  *
- *   npm run bench:http -- [--connections 50] [--seconds 10] [--rounds 3] [--before DIR] [--only A,B]
+ *   npm run bench:http -- [--connections 50] [--seconds 10] [--rounds 3] [--before DIR] [--only A,B] [--postgres URL]
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
+import pg from 'pg'
+import { openLedger, migrateLedger } from '../cli/engines.js'
 import { DEFAULT_LISTINGS } from '../sample/generate.js'
 import { benchSnapshots } from './bench-data.js'
 
@@ -30,28 +39,30 @@ interface Result {
   p999_ms: number
   non2xx: number
   errors: number
+  /** Debits per ledger commit over the run, where the runtimes count their commits. */
+  debits_per_commit?: number
 }
 
 const args = process.argv.slice(2)
-const option = (name: string, fallback: number) => {
-  const at = args.indexOf(name)
-  return at >= 0 ? Number(args[at + 1]) : fallback
-}
-const connections = option('--connections', 50)
-const seconds = option('--seconds', 10)
-const rounds = option('--rounds', 3)
 const text = (name: string) => {
   const at = args.indexOf(name)
   return at >= 0 ? args[at + 1] : undefined
 }
+const option = (name: string, fallback: number) => Number(text(name) ?? fallback)
+const connections = option('--connections', 50)
+const seconds = option('--seconds', 10)
+const rounds = option('--rounds', 3)
 const before = text('--before')
 /** Only the rows whose label holds one of these (comma-separated), and the bare server, whose figure is the base of the shares. */
 const only = text('--only')?.split(',')
+const postgres = text('--postgres') ?? 'postgres://root@127.0.0.1:5432/test'
 const REPORT = fileURLToPath(new URL('../../bench/wrk-report.lua', import.meta.url))
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
 const CEILING = fileURLToPath(new URL('./debit-ceiling.js', import.meta.url))
+const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
+
 /** Starts a server process and resolves with its port, read from what it prints. */
-function start(command: string[], pattern: RegExp): Promise<{ child: ChildProcess; port: number }> {
+function start(command: readonly string[], pattern: RegExp): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, command, { stdio: ['ignore', 'pipe', 'pipe'] })
   return new Promise((resolve, reject) => {
     let out = ''
@@ -75,14 +86,20 @@ const body = JSON.stringify({ status: 'success', data: { make: 'VW', model: 'Gol
 const server = require('node:http').createServer((req, res) => { res.setHeader('Content-Type', 'application/json'); res.end(body) })
 server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port))`
 
-const ledgerDir = mkdtempSync(join(tmpdir(), 'carmarket-bench-ledger-'))
-const ledger = LmdbLedger.open(ledgerDir)
-const { key } = await ledger.createAccount('bench@example.pl', 1_000_000_000, 'grant', 'bench')
-await ledger.close()
+/** A ledger at `location` with one account rich enough for every run; its key. */
+async function benchAccount(location: string): Promise<string> {
+  await migrateLedger(location)
+  const ledger = await openLedger(location)
+  try {
+    return (await ledger.createAccount('bench@example.pl', 1_000_000_000, 'grant', 'bench')).key
+  } finally {
+    await ledger.close()
+  }
+}
 
-/** One wrk run against a URL. */
-function wrk(url: string, headers: Record<string, string>): Promise<Result> {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', REPORT, ...Object.entries(headers).flatMap(([n, v]) => ['-H', `${n}: ${v}`]), url]
+/** One wrk run against a URL with `count` connections. */
+function wrk(url: string, headers: Record<string, string>, count: number): Promise<Result> {
+  const args = ['-t1', `-c${count}`, `-d${seconds}s`, '-s', REPORT, ...Object.entries(headers).flatMap(([n, v]) => ['-H', `${n}: ${v}`]), url]
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -96,59 +113,125 @@ function wrk(url: string, headers: Record<string, string>): Promise<Result> {
   })
 }
 
+/** The connections split between the runtimes, one wrk each, at once: their requests added, each percentile the worst of them. */
+async function load(ports: readonly number[], path: string, headers: Record<string, string>): Promise<Result> {
+  const parts = await Promise.all(ports.map((port, i) => wrk(`http://127.0.0.1:${port}${path}`, headers, Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0))))
+  const worst = (field: 'p50_ms' | 'p90_ms' | 'p99_ms' | 'p999_ms') => Math.max(...parts.map((p) => p[field]))
+  const sum = (field: 'requests_per_second' | 'non2xx' | 'errors') => parts.reduce((total, p) => total + p[field], 0)
+  return { requests_per_second: sum('requests_per_second'), p50_ms: worst('p50_ms'), p90_ms: worst('p90_ms'), p99_ms: worst('p99_ms'), p999_ms: worst('p999_ms'), non2xx: sum('non2xx'), errors: sum('errors') }
+}
+
+/** Debits per ledger commit of runtimes, from their /metrics: the answered keyed calls over the charge commits. */
+async function debitsPerCommit(ports: readonly number[]): Promise<number> {
+  let debits = 0
+  let commits = 0
+  for (const port of ports) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    const value = (series: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1) ?? 0)
+    debits += value(`carmarket_http_requests_total{route="${VALUATION.split('?')[0]}",status="200"}`)
+    commits += value('carmarket_ledger_commits_total{kind="charge"}')
+  }
+  return debits / commits
+}
+
 interface Server {
   readonly label: string
-  readonly start: () => Promise<{ child: ChildProcess; port: number }>
   readonly path: string
   readonly headers: Record<string, string>
+  /** Starts the row's processes: the ports wrk loads, and the processes to stop after. */
+  readonly start: () => Promise<{ readonly ports: readonly number[]; readonly children: readonly ChildProcess[] }>
+  /** Whether its runtimes count the ledger's commits (PostgreSQL's batches); lmdb-js batches out of sight. */
+  readonly commits?: boolean
 }
 
-const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
-const all: Server[] = [
-  { label: 'bare node:http, fixed JSON', start: () => start(['-e', BARE], /port (\d+)/), path: '/', headers: {} },
-  { label: 'ceiling: node:http and one durable lmdb-js debit', start: () => start([CEILING], /port (\d+)/), path: '/', headers: {} },
-  ...([
-    ['keyed valuation', VALUATION, ['--no-request-log']],
-    ['keyed valuation, request log on (read through a pipe)', VALUATION, []],
-    ['keyed valuation, mileage window', `${VALUATION}&mileage=150000`, ['--no-request-log']],
-    ['keyed valuation, 2 workers (sharing the 2 cores with wrk)', VALUATION, ['--no-request-log', '--workers', '2']],
-  ] as const).map(([label, path, flags]) => ({ label, path, headers: { 'x-api-key': key }, start: () => serve(flags) })),
-  ...(before === undefined
-    ? []
-    : [{ label: `keyed valuation, the code in ${before}`, path: VALUATION, headers: { 'x-api-key': key }, start: () => serve(['--no-request-log'], join(before, 'dist', 'cli', 'main.js')) }]),
-]
-const servers = all.filter((server, i) => i === 0 || only === undefined || only.some((part) => server.label.includes(part)))
+const single = (command: readonly string[], pattern: RegExp) => async () => {
+  const { child, port } = await start(command, pattern)
+  return { ports: [port], children: [child] }
+}
+
 const dir = await benchSnapshots(DEFAULT_LISTINGS)
-function serve(flags: readonly string[], cli = CLI) {
-  return start([cli, 'serve', '--snapshots', dir, '--ledger', ledgerDir, '--port', '0', '--rate-limit', '0', ...flags], /serving on http:\/\/127\.0\.0\.1:(\d+)/)
+const lmdbLedger = mkdtempSync(join(tmpdir(), 'carmarket-bench-ledger-'))
+const lmdbKey = await benchAccount(lmdbLedger)
+const SERVING = /serving on http:\/\/127\.0\.0\.1:(\d+)/
+const serve = (ledger: string, flags: readonly string[], cli = CLI) =>
+  single([cli, 'serve', '--snapshots', dir, '--ledger', ledger, '--port', '0', '--rate-limit', '0', ...flags], SERVING)
+/** The request log is off but in the row that says it is on. */
+const QUIET = ['--no-request-log']
+const runtimes = (count: number, ledger: string) => async () => {
+  const started = await Promise.all(Array.from({ length: count }, () => serve(ledger, QUIET)()))
+  return { ports: started.flatMap((s) => s.ports), children: started.flatMap((s) => s.children) }
 }
 
-// Rounds in turns, so that a noisy minute of the machine falls on every server alike.
-const results = servers.map((): Result[] => [])
-for (let round = 0; round < rounds; round++) {
-  for (const [i, server] of servers.entries()) {
-    const { child, port } = await server.start()
-    const result = await wrk(`http://127.0.0.1:${port}${server.path}`, server.headers)
-    child.kill('SIGTERM')
-    await new Promise((resolve) => child.once('exit', resolve))
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
-    results[i]!.push(result)
+const keyed = { path: VALUATION, headers: { 'x-api-key': lmdbKey } }
+const all: Server[] = [
+  { label: 'bare node:http, fixed JSON', start: single(['-e', BARE], /port (\d+)/), path: '/', headers: {} },
+  { label: 'ceiling: node:http and one durable lmdb-js debit', start: single([CEILING], /port (\d+)/), path: '/', headers: {} },
+  { label: 'keyed valuation', ...keyed, start: serve(lmdbLedger, QUIET) },
+  { label: 'keyed valuation, request log on (read through a pipe)', ...keyed, start: serve(lmdbLedger, []) },
+  { label: 'keyed valuation, mileage window', ...keyed, path: `${VALUATION}&mileage=150000`, start: serve(lmdbLedger, QUIET) },
+  { label: 'keyed valuation, 2 workers (sharing the 2 cores with wrk)', ...keyed, start: serve(lmdbLedger, [...QUIET, '--workers', '2']) },
+  ...(before === undefined ? [] : [{ label: `keyed valuation, the code in ${before}`, ...keyed, start: serve(lmdbLedger, QUIET, join(before, 'dist', 'cli', 'main.js')) }]),
+]
+const chosen = (label: string) => only === undefined || only.some((part) => label.includes(part))
+
+// The PostgreSQL rows, on a database of the script's own.
+const database = `carmarket_bench_${randomBytes(4).toString('hex')}`
+const pgRows = ['keyed valuation, PostgreSQL ledger', 'keyed valuation, PostgreSQL ledger, 2 runtimes'].filter(chosen)
+if (pgRows.length > 0) {
+  await admin(`CREATE DATABASE ${database}`)
+  const url = new URL(postgres)
+  url.pathname = `/${database}`
+  const pgKey = await benchAccount(url.toString())
+  const pgKeyed = { path: VALUATION, headers: { 'x-api-key': pgKey }, commits: true }
+  all.push(
+    { label: 'keyed valuation, PostgreSQL ledger', ...pgKeyed, start: runtimes(1, url.toString()) },
+    { label: 'keyed valuation, PostgreSQL ledger, 2 runtimes', ...pgKeyed, start: runtimes(2, url.toString()) },
+  )
+}
+
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: postgres })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
   }
 }
-rmSync(ledgerDir, { recursive: true, force: true })
+
+const servers = all.filter((server, i) => i === 0 || chosen(server.label))
+// Rounds in turns, so that a noisy minute of the machine falls on every server alike.
+const results = servers.map((): Result[] => [])
+try {
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, server] of servers.entries()) {
+      const { ports, children } = await server.start()
+      const result = await load(ports, server.path, server.headers)
+      if (server.commits === true) result.debits_per_commit = await debitsPerCommit(ports)
+      for (const child of children) child.kill('SIGTERM')
+      await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))))
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+      results[i]!.push(result)
+    }
+  }
+} finally {
+  rmSync(lmdbLedger, { recursive: true, force: true })
+  if (pgRows.length > 0) await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+}
 
 const median = (runs: Result[]) => [...runs].sort((a, b) => a.requests_per_second - b.requests_per_second)[Math.floor(runs.length / 2)]!
 const baseline = median(results[0]!)
 const rows = servers.map((server, i) => {
   const r = median(results[i]!)
   const all = results[i]!.map((x) => x.p99_ms.toFixed(1)).join(', ')
-  return `| ${server.label} | ${Math.round(r.requests_per_second).toLocaleString('en-US')} | ${Math.round((100 * r.requests_per_second) / baseline.requests_per_second)}% | ${r.p50_ms.toFixed(2)} ms | ${r.p90_ms.toFixed(2)} ms | ${r.p99_ms.toFixed(2)} ms (${all}) | ${r.p999_ms.toFixed(1)} ms |`
+  const perCommit = r.debits_per_commit === undefined ? '' : r.debits_per_commit.toFixed(1)
+  return `| ${server.label} | ${Math.round(r.requests_per_second).toLocaleString('en-US')} | ${Math.round((100 * r.requests_per_second) / baseline.requests_per_second)}% | ${r.p50_ms.toFixed(2)} ms | ${r.p90_ms.toFixed(2)} ms | ${r.p99_ms.toFixed(2)} ms (${all}) | ${r.p999_ms.toFixed(1)} ms | ${perCommit} |`
 })
 process.stdout.write(
   [
-    `${connections} connections, ${seconds} s a run, ${rounds} rounds (the median round shown; p99 of every round in brackets), wrk 1 thread, node ${process.version}`,
-    '| server | requests/s | of bare | p50 | p90 | p99 | p99.9 |',
-    '|---|---|---|---|---|---|---|',
+    `${connections} connections, ${seconds} s a run, ${rounds} rounds (the median round shown; p99 of every round in brackets), wrk 1 thread a runtime, node ${process.version}`,
+    '| server | requests/s | of bare | p50 | p90 | p99 | p99.9 | debits per commit |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n'),
