@@ -4,8 +4,10 @@ export class LedgerError extends Error {
   constructor(
     readonly code: 'email_taken' | 'unknown_account' | 'invalid_email' | 'invalid_credits' | 'backup_exists' | 'not_supported' | 'unavailable' | 'schema',
     message: string,
+    /** `cause`: the error it was made of (an engine's, for the engine to look into). */
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 

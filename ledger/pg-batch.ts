@@ -5,7 +5,7 @@ const BATCH_SIZE = 500
 
 interface Waiting<T, R> {
   readonly item: T
-  readonly resolve: (result: R) => void
+  readonly resolve: (result: R | PromiseLike<R>) => void
   readonly reject: (error: unknown) => void
 }
 
@@ -16,6 +16,10 @@ interface Waiting<T, R> {
  * the server sees a few statements at a time, never one awaited round trip per request
  * in series. An item that finds nothing in flight goes at the end of the event loop's
  * turn, with whatever else that turn added.
+ *
+ * A batch may answer an item later, with a promise of its result (a batch of debits that
+ * lost its answer and asks what it did): that no longer holds a place in flight, so the
+ * items after it are not held up by it.
  */
 export class Batches<T, R> {
   private readonly waiting: Waiting<T, R>[] = []
@@ -23,8 +27,8 @@ export class Batches<T, R> {
   private scheduled = false
 
   constructor(
-    /** Does a batch's work: one result per item, in their order; a rejection is every item's. */
-    private readonly send: (items: readonly T[]) => Promise<R[]>,
+    /** Does a batch's work: one result (or a promise of it) per item, in their order; a rejection is every item's. */
+    private readonly send: (items: readonly T[]) => Promise<readonly (R | PromiseLike<R>)[]>,
   ) {}
 
   add(item: T): Promise<R> {

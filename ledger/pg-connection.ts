@@ -38,21 +38,24 @@ export interface PoolSettings {
 
 /** A pool of connections to `url` that reconnects by itself after the server returns. */
 export function openPool(url: string, settings: PoolSettings): pg.Pool {
+  const pool = new pg.Pool({ ...TIMEOUTS, ...connectionConfig(url, settings.synchronousCommit), max: settings.max })
+  pool.on('error', settings.onIdleError)
+  return pool
+}
+
+/** How a connection to `url` is made, for a pool or a client of its own; `synchronousCommit` as in PoolSettings. */
+export function connectionConfig(url: string, synchronousCommit: 'on' | 'off'): pg.ClientConfig {
   // node-postgres reads the URL over the configuration, so the URL's own `options` are
   // taken out of it and given together with the setting the engine needs (the last wins).
   const location = new URL(url)
   const given = location.searchParams.get('options')
   location.searchParams.delete('options')
-  const pool = new pg.Pool({
-    ...TIMEOUTS,
+  return {
     connectionString: location.toString(),
-    options: [given, `-c synchronous_commit=${settings.synchronousCommit}`].filter((o) => o !== null).join(' '),
-    max: settings.max,
+    options: [given, `-c synchronous_commit=${synchronousCommit}`].filter((o) => o !== null).join(' '),
     keepAlive: true,
     application_name: 'carmarket',
-  })
-  pool.on('error', settings.onIdleError)
-  return pool
+  }
 }
 
 /** SQLSTATE classes of a server that cannot do the work now: connection exception, insufficient resources (disk full, too many connections), operator intervention (shutdown, statement timeout), system error (I/O). */
@@ -75,6 +78,28 @@ const CLIENT_FAILURES: readonly RegExp[] = [/^Connection terminated/, /^Query re
 export function isRetryable(error: unknown): boolean {
   return error instanceof pg.DatabaseError && (error.code === '40001' || error.code === '40P01')
 }
+
+/**
+ * Whether a statement sent on an open connection, which failed with `error`, may have
+ * committed all the same. An ERROR the server answered with rolled the statement's
+ * transaction back: nothing of it committed. But a connection that failed, was cut or
+ * timed out before the answer came, and a session the server ended (FATAL, PANIC), leave
+ * the outcome unknown: a server stops, crashes or is told to terminate a session at any
+ * moment, after the commit too (an immediate shutdown, a crash, a terminate while the
+ * commit waits for a synchronous standby), and a server that never noticed the lost
+ * connection goes on with the statement. A client that knew its connection broken never
+ * sent the statement (`is not queryable`).
+ *
+ * The server may translate the severity it reports; in another language than English
+ * every error counts as unknown, which costs only the asking (pg-doubt.ts).
+ */
+export function outcomeUnknown(error: unknown): boolean {
+  if (!(error instanceof Error) || unavailability(error) === undefined) return false
+  if (error instanceof pg.DatabaseError) return error.severity !== 'ERROR'
+  return !NOT_SENT.test(error.message)
+}
+
+const NOT_SENT = /is not queryable$/
 
 /** Why the server cannot be used now, when `error` says so; undefined for any other error (a bug, to be thrown on). */
 export function unavailability(error: unknown): string | undefined {

@@ -1,7 +1,13 @@
+import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import { isRetryable } from './pg-connection.js'
-import { instant, oneOf, whole, type Row } from './pg-rows.js'
-import type { Call, ChargeResult } from './types.js'
+import { logEvent } from '../runtime/events.js'
+import { LedgerError } from './ledger-error.js'
+import { Batches } from './pg-batch.js'
+import { isRetryable, outcomeUnknown } from './pg-connection.js'
+import { batchEntries } from './pg-doubt.js'
+import type { PgHealth } from './pg-health.js'
+import { entryOf, instant, oneOf, text, whole, type Row } from './pg-rows.js'
+import type { Call, ChargeResult, Entry } from './types.js'
 
 /** Times a batch is sent again after the server rolled it back for a deadlock or a serialization failure. */
 const RETRIES = 3
@@ -17,9 +23,11 @@ export interface Debit {
 
 const OUTCOMES = ['ok', 'insufficient_credits', 'disabled', 'unknown_account', 'not_wanted'] as const
 
+const CHARGE = 'SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge_batch_v2($1, $2, $3, $4, $5, $6, $7, $8) WITH ORDINALITY ORDER BY ordinality'
+
 /**
- * Debits in one call of carmarket_charge_batch: one transaction, one commit (one WAL
- * flush) for all of them; the results in the order of `debits`.
+ * Debits in batches (pg-batch.ts), each one call of carmarket_charge_batch_v2: one
+ * transaction, one commit (one WAL flush) for all of its debits.
  *
  * Each debit is checked and taken on the server (UPDATE … WHERE balance >= cost), never
  * read here and written back, so concurrent batches, of this process or another, can
@@ -27,29 +35,93 @@ const OUTCOMES = ['ok', 'insufficient_credits', 'disabled', 'unknown_account', '
  * lock accounts in the same order and cannot deadlock one another; should the server
  * roll a batch back all the same (a deadlock, a serialization failure), nothing of it
  * was written and it is sent again.
+ *
+ * A batch whose connection fails once it was sent may have committed. Its debits are not
+ * answered until that is known: the batch has an id of its own, which its entries record,
+ * and it is asked what the batch did (pg-doubt.ts). A debit that has its entry is
+ * answered charged, as it would have been; every other one is `unavailable`, and truly
+ * not charged. Should the server stay out of reach past OUTCOME_WAIT_MS, every debit is
+ * `unavailable` though some may have been charged, and an event names the batch.
  */
-export async function chargeBatch(pool: pg.Pool, debits: readonly Debit[]): Promise<ChargeResult[]> {
-  const order = debits.map((_, i) => i).sort((a, b) => compare(debits[a]!.accountId, debits[b]!.accountId))
-  const sorted = order.map((i) => debits[i]!)
-  // Asked last, just before the debits go: a client gone by now is charged nothing.
-  const wanted = sorted.map((debit) => debit.wanted())
-  const values = [
-    sorted.map((d) => d.accountId),
-    sorted.map((d) => d.credits),
-    wanted,
-    sorted.map((d) => d.call.endpoint),
-    sorted.map((d) => d.call.make),
-    sorted.map((d) => d.call.model),
-    sorted.map((d) => d.call.year),
-  ]
-  const rows = await withRetries(() =>
-    pool.query<Row>('SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge_batch($1, $2, $3, $4, $5, $6, $7) WITH ORDINALITY ORDER BY ordinality', values),
-  )
-  if (rows.rows.length !== debits.length) throw new Error(`carmarket_charge_batch answered ${rows.rows.length} rows for ${debits.length} debits`)
-  const results: ChargeResult[] = []
-  rows.rows.forEach((row, n) => (results[order[n]!] = resultOf(row, sorted[n]!)))
-  return results
+export class PgDebits {
+  private readonly batches = new Batches<Debit, ChargeResult>((debits) => this.send(debits))
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly calls: PgHealth,
+    /** The ledger's URL, where a batch that lost its answer asks what it did. */
+    private readonly url: string,
+    /** Told of each batch known to have committed. */
+    private readonly committed: () => void,
+  ) {}
+
+  charge(debit: Debit): Promise<ChargeResult> {
+    return this.batches.add(debit)
+  }
+
+  /** The debits' results, in their order: a promise for each debit of a batch that lost its answer. */
+  private async send(debits: readonly Debit[]): Promise<(ChargeResult | Promise<ChargeResult>)[]> {
+    const order = debits.map((_, i) => i).sort((a, b) => compare(debits[a]!.accountId, debits[b]!.accountId))
+    const sorted = order.map((i) => debits[i]!)
+    // Asked last, just before the debits go: a client gone by now is charged nothing.
+    const wanted = sorted.map((debit) => debit.wanted())
+    const batch = randomUUID()
+    const values = [
+      batch,
+      sorted.map((d) => d.accountId),
+      sorted.map((d) => d.credits),
+      wanted,
+      sorted.map((d) => d.call.endpoint),
+      sorted.map((d) => d.call.make),
+      sorted.map((d) => d.call.model),
+      sorted.map((d) => d.call.year),
+    ]
+    // The connection is taken first, so that not getting one (the server down: nothing
+    // sent) is told apart from losing it once the batch was sent.
+    const client = await this.calls.read(() => this.pool.connect())
+    // A connection that fails fails the query, where that is handled; unheard, the client's error event would be thrown.
+    client.on('error', ignore)
+    const results: (ChargeResult | Promise<ChargeResult>)[] = []
+    let rows: Row[]
+    try {
+      rows = (await this.calls.write(() => withRetries(() => client.query<Row>(CHARGE, values)))).rows
+    } catch (error) {
+      client.release(true)
+      if (!(error instanceof LedgerError && outcomeUnknown(error.cause))) throw error
+      const entries = this.learn(batch, sorted, wanted)
+      sorted.forEach((_, n) => (results[order[n]!] = entries.then((found) => charged(found[n]))))
+      return results
+    }
+    client.removeListener('error', ignore)
+    client.release()
+    this.committed()
+    if (rows.length !== debits.length) throw new Error(`carmarket_charge_batch_v2 answered ${rows.length} rows for ${debits.length} debits`)
+    rows.forEach((row, n) => (results[order[n]!] = resultOf(row, sorted[n]!)))
+    return results
+  }
+
+  /** The entry each debit of a batch that lost its answer got (undefined: not charged), in the batch's order. */
+  private async learn(batch: string, sorted: readonly Debit[], wanted: readonly boolean[]): Promise<(Entry | undefined)[]> {
+    let rows: Row[]
+    try {
+      rows = await this.calls.write(() => batchEntries(this.url, batch))
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === 'unavailable') {
+        logEvent('error', 'debits in doubt: answered unavailable, though their batch may have committed', {
+          batch,
+          debits: wanted.filter((w) => w).length,
+          reason: error.message,
+          find: `SELECT * FROM carmarket_entries WHERE batch = '${batch}'`,
+        })
+      }
+      throw error
+    }
+    if (rows.length > 0) this.committed()
+    return entriesOf(batch, sorted, wanted, rows)
+  }
 }
+
+function ignore(): void {}
 
 async function withRetries<T>(send: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
@@ -85,6 +157,41 @@ function resultOf(row: Row, debit: Debit): ChargeResult {
       count: 1,
     },
   }
+}
+
+/**
+ * The entries a batch committed, matched to its debits as the batch wrote them: an
+ * account's debits in the batch's order took the account's next seqs, each debit that
+ * was charged the next one. A debit is matched to its account's next entry when that is
+ * its charge (its credits and call); matched so, a debit can be given the entry of
+ * another just like it (the same account, credits and call), never the charge of
+ * another call, and every entry goes to one debit.
+ */
+function entriesOf(batch: string, sorted: readonly Debit[], wanted: readonly boolean[], rows: readonly Row[]): (Entry | undefined)[] {
+  const byAccount = new Map<string, Entry[]>()
+  for (const row of rows) {
+    const account = text(row, 'account_id')
+    const entries = byAccount.get(account) ?? []
+    entries.push(entryOf(row))
+    byAccount.set(account, entries)
+  }
+  const matched = sorted.map((debit, n) => {
+    const entries = byAccount.get(debit.accountId) ?? []
+    return wanted[n] && entries[0] !== undefined && isChargeOf(entries[0], debit) ? entries.shift() : undefined
+  })
+  if ([...byAccount.values()].some((left) => left.length > 0)) throw new Error(`batch ${batch} committed entries that none of its debits took`)
+  return matched
+}
+
+function isChargeOf(entry: Entry, debit: Debit): boolean {
+  const { endpoint, make, model, year } = debit.call
+  return entry.credits === -debit.credits && entry.endpoint === endpoint && entry.make === make && entry.model === model && entry.year === year
+}
+
+/** A debit of a batch whose outcome was learned: charged, with its entry, or not. */
+function charged(entry: Entry | undefined): ChargeResult {
+  if (entry === undefined) throw new LedgerError('unavailable', 'the ledger lost the answer to this debit, then found it not charged')
+  return { ok: true, balance: entry.balance_after, entry }
 }
 
 function compare(a: string, b: string): number {

@@ -8,10 +8,11 @@ import type { WriteHealth } from './types.js'
  * disk, timed out) rejects as LedgerError `unavailable`, which the runtime answers with
  * a 503 and nothing charged; any other error is a bug and is thrown on as it is.
  *
- * A write whose connection is lost after it was sent has an outcome nobody can know: it
- * may have committed. It is `unavailable` all the same, never reported as done: its
- * caller gets no answer that says it was (for a debit: no 200 with credits_remaining),
- * and what committed is whole, one transaction.
+ * A write whose connection is lost after it was sent has an outcome not known yet: it
+ * may have committed. It is `unavailable` all the same, never reported as done, and what
+ * committed is whole, one transaction; the error's `cause` is the engine's, to tell
+ * such a loss apart (outcomeUnknown in pg-connection.ts). Debits ask what their batch
+ * did before they are answered (pg-debits.ts).
  *
  * The pool replaces lost connections by itself, so nothing is ever broken for good: once
  * the server is back, the next write commits and the health is good again.
@@ -58,7 +59,7 @@ export class PgHealth implements WriteHealth {
       const reason = unavailability(error)
       if (reason === undefined) throw error
       this.failed(reason)
-      throw new LedgerError('unavailable', `${this.what} is unavailable: ${reason}`)
+      throw new LedgerError('unavailable', `${this.what} is unavailable: ${reason}`, { cause: error })
     }
   }
 }

@@ -5,7 +5,7 @@ import { LedgerError } from './ledger-error.js'
 import { parseEmail } from './mailbox.js'
 import { Batches } from './pg-batch.js'
 import { openPool, shownUrl } from './pg-connection.js'
-import { chargeBatch, type Debit } from './pg-debits.js'
+import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
 import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, oneOf, text, type Row } from './pg-rows.js'
 import { requireSchema } from './pg-schema.js'
@@ -25,27 +25,23 @@ const CODE_CHECKS: readonly CodeCheck[] = ['ok', 'wrong', 'expired', 'exhausted'
  * disk, so an acknowledged debit survives a crash of either side.
  *
  * Debits, and the look-ups of keys every keyed request makes, are batched (pg-batch.ts,
- * pg-debits.ts). Times (entries, the failure day) are the server's, one clock for every
- * process. PostgreSQL text cannot hold U+0000, which a query parameter may: in what a
- * call stores, it becomes U+FFFD.
+ * pg-debits.ts); a batch of debits that loses its connection once sent learns what it
+ * did before its debits are answered. Times (entries, the failure day) are the server's,
+ * one clock for every process. PostgreSQL text cannot hold U+0000, which a query
+ * parameter may: in what a call stores, it becomes U+FFFD.
  */
 export class PgLedger implements Ledger {
   readonly commits: Record<LedgerWrite, number> = { account: 0, charge: 0, failed_call: 0, grant: 0, key: 0, status: 0, code: 0 }
-  private readonly debits: Batches<Debit, ChargeResult>
+  private readonly debits: PgDebits
   /** Keys looked up together: every keyed request asks for one. */
   private readonly keys: Batches<string, Account | undefined>
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly calls: PgHealth,
+    url: string,
   ) {
-    this.debits = new Batches((debits) =>
-      calls.write(async () => {
-        const results = await chargeBatch(pool, debits)
-        this.commits.charge++
-        return results
-      }),
-    )
+    this.debits = new PgDebits(pool, calls, url, () => this.commits.charge++)
     this.keys = new Batches((hashes) => calls.read(() => this.accountsByKeyHash(hashes)))
   }
 
@@ -59,7 +55,7 @@ export class PgLedger implements Ledger {
       await pool.end()
       throw error
     }
-    return new PgLedger(pool, calls)
+    return new PgLedger(pool, calls, url)
   }
 
   get health(): WriteHealth {
@@ -121,7 +117,7 @@ export class PgLedger implements Ledger {
   }
 
   charge(accountId: string, credits: number, call: Call, wanted: () => boolean = always): Promise<ChargeResult> {
-    return this.debits.add({ accountId, credits, call: storableCall(call), wanted })
+    return this.debits.charge({ accountId, credits, call: storableCall(call), wanted })
   }
 
   async recordFailure(accountId: string, call: Call, code: string): Promise<void> {

@@ -11,8 +11,8 @@ import { whole, type Row } from './pg-rows.js'
  *
  * Migrations are additive (new tables, new columns with defaults, new functions under
  * new names), so that servers already running keep serving while one runs and after.
- * Each one is a transaction of its own under an advisory lock: two migrates at once
- * take turns, and the second finds the work done.
+ * Each one is a transaction of its own; a migrate holds an advisory lock from the first
+ * to the last: two migrates at once take turns, and the second finds the work done.
  */
 
 interface Migration {
@@ -202,6 +202,84 @@ const MIGRATIONS: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- The batch of debits a charge entry was written by (carmarket_charge_batch_v2); NULL
+      -- for every other entry, and for charges of version 1, which kept no batch.
+      ALTER TABLE carmarket_entries ADD COLUMN batch uuid;
+      CREATE INDEX carmarket_entries_batch ON carmarket_entries (batch) WHERE batch IS NOT NULL;
+
+      -- Batches their sender lost the answer to and then found not committed
+      -- (carmarket_batch_outcome): should one reach the server after all, it commits nothing.
+      CREATE TABLE carmarket_void_batches (
+        batch uuid PRIMARY KEY,
+        time timestamptz NOT NULL
+      );
+
+      -- carmarket_charge_batch with the batch's id, which its entries record, so that a
+      -- sender that lost the answer can learn what the batch did. A new name: servers of
+      -- version 1 go on calling theirs while this migration runs. The batch holds the
+      -- lock on its id until it commits or rolls back; carmarket_batch_outcome takes it too.
+      CREATE FUNCTION carmarket_charge_batch_v2(
+        p_batch uuid, p_accounts text[], p_costs bigint[], p_wanted boolean[],
+        p_endpoints text[], p_makes text[], p_models text[], p_years double precision[]
+      ) RETURNS TABLE (o_outcome text, o_balance bigint, o_seq integer, o_time timestamptz)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        i integer;
+        found_status text;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_batch::text, 0));
+        IF EXISTS (SELECT FROM carmarket_void_batches v WHERE v.batch = p_batch) THEN
+          RAISE EXCEPTION 'batch % is void: its sender found it not committed', p_batch;
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(p_accounts, 1), 0) LOOP
+          o_outcome := NULL;
+          o_seq := NULL;
+          o_time := NULL;
+          IF p_wanted[i] THEN
+            UPDATE carmarket_accounts a
+               SET balance = a.balance - p_costs[i], used = a.used + p_costs[i], entries = a.entries + 1
+             WHERE a.id = p_accounts[i] AND a.status = 'active' AND a.balance >= p_costs[i]
+            RETURNING a.balance, a.entries - 1 INTO o_balance, o_seq;
+            IF FOUND THEN
+              o_outcome := 'ok';
+              o_time := clock_timestamp();
+              INSERT INTO carmarket_entries (account_id, seq, id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count, batch)
+              VALUES (p_accounts[i], o_seq, p_accounts[i] || '-' || o_seq, o_time, 'charge', -p_costs[i], o_balance,
+                      p_endpoints[i], p_makes[i], p_models[i], p_years[i], 'success', NULL, 1, p_batch);
+            END IF;
+          END IF;
+          IF o_outcome IS NULL THEN
+            SELECT a.status, a.balance INTO found_status, o_balance FROM carmarket_accounts a WHERE a.id = p_accounts[i];
+            o_outcome := CASE
+              WHEN NOT FOUND THEN 'unknown_account'
+              WHEN found_status <> 'active' THEN 'disabled'
+              WHEN o_balance < p_costs[i] THEN 'insufficient_credits'
+              ELSE 'not_wanted'
+            END;
+            o_balance := coalesce(o_balance, 0);
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+      END $$;
+
+      -- What a batch of debits committed, for a sender that lost the answer to it: its
+      -- entries, once the batch is over. A batch still running (its server never noticed
+      -- the lost connection) is waited for, on the lock on its id; one that has not
+      -- committed is made void, so that it never will, and the answer stays true.
+      CREATE FUNCTION carmarket_batch_outcome(p_batch uuid) RETURNS SETOF carmarket_entries
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_batch::text, 0));
+        RETURN QUERY SELECT * FROM carmarket_entries e WHERE e.batch = p_batch ORDER BY e.seq;
+        IF NOT FOUND THEN
+          INSERT INTO carmarket_void_batches (batch, time) VALUES (p_batch, clock_timestamp()) ON CONFLICT DO NOTHING;
+        END IF;
+      END $$;
+    `,
+  },
 ]
 
 /** The schema version this code reads and writes. */
@@ -223,6 +301,8 @@ export async function migrate(url: string): Promise<Migrated> {
   client.on('error', (error) => calls.failed(error.message))
   await calls.write(() => client.connect())
   try {
+    // Held by the session, so released however the migrate ends, with its connection at the latest.
+    await calls.write(() => client.query(`SELECT pg_advisory_lock(hashtext('carmarket_schema'))`))
     const found: number[] = []
     for (const migration of MIGRATIONS) found.push(await calls.write(() => apply(client, url, migration)))
     return { from: found[0]!, to: SCHEMA_VERSION }
@@ -235,7 +315,6 @@ export async function migrate(url: string): Promise<Migrated> {
 async function apply(client: pg.Client, url: string, migration: Migration): Promise<number> {
   await client.query('BEGIN')
   try {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('carmarket_schema'))`)
     await client.query(`
       CREATE TABLE IF NOT EXISTS carmarket_schema (
         only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),

@@ -93,6 +93,9 @@ export type LedgerWrite = 'account' | 'charge' | 'failed_call' | 'grant' | 'key'
  * storage cannot be written now; nothing of it happened), never half-done. An engine
  * across a network may lose its connection after a write was sent: that write is
  * `unavailable` too, though it may have committed (whole); it is never reported as done.
+ * A debit so lost waits until the engine learns whether it committed, which the
+ * PostgreSQL engine does for a while (pg-debits.ts): its `unavailable` then means not
+ * charged.
  */
 export interface Ledger {
   /** Write transactions this process has committed, by what they did. */

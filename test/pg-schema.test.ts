@@ -61,6 +61,38 @@ t.test('a ledger of a newer schema is refused, by the engines and by migrate', a
   await t.rejects(migrate(url), { code: 'schema' })
 })
 
+t.test('a ledger of an older schema is refused until migrated', async (t) => {
+  const url = await freshDatabase(t)
+  await migrate(url)
+  await sql(url, `UPDATE carmarket_schema SET version = 1`)
+  await t.rejects(openLedger(url), { code: 'schema', message: /schema version 1, older than this carmarket's 2: run carmarket ledger migrate/ })
+  await t.rejects(openCounters(url), { code: 'schema' })
+})
+
+t.test('servers of version 1 go on debiting after version 2’s migration: their batch function is kept', async (t) => {
+  const url = await freshDatabase(t)
+  await migrate(url)
+  const ledger = await PgLedger.open(url)
+  t.teardown(() => ledger.close())
+  const { account } = await ledger.createAccount('older@example.pl', 40, 'grant', null)
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  t.teardown(() => client.end())
+  const charged = await client.query(`SELECT o_outcome, o_balance FROM carmarket_charge_batch($1, $2, $3, $4, $5, $6, $7)`, [
+    [account.id],
+    [8],
+    [true],
+    ['valuation'],
+    [null],
+    [null],
+    [null],
+  ])
+  t.same(charged.rows, [{ o_outcome: 'ok', o_balance: '32' }])
+  const entries = await client.query(`SELECT batch FROM carmarket_entries WHERE account_id = $1 AND type = 'charge'`, [account.id])
+  t.same(entries.rows, [{ batch: null }], 'its entries carry no batch')
+  t.equal((await ledger.account(account.id))?.balance, 32)
+})
+
 t.test('a server that cannot be reached is unavailable, at once', async (t) => {
   const started = Date.now()
   await t.rejects(openLedger('postgres://root@127.0.0.1:1/nothing'), { code: 'unavailable' })
