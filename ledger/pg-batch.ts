@@ -1,5 +1,11 @@
-/** Batches on their way to the server at once, each on a pooled connection of its own. */
-const BATCHES_IN_FLIGHT = 4
+/**
+ * Batches of one kind on their way to the server at once. One: what arrives meanwhile goes
+ * in the next, one round trip (and, for debits, one commit) for all of it. Measured with
+ * 50 concurrent callers, on one account and on fifty, one in flight answered a fifth more
+ * than four: concurrent batches of debits mostly waited for each other's row locks and
+ * commits, and more batches of key look-ups only made more, smaller round trips.
+ */
+const IN_FLIGHT = 1
 /** Items in one batch at most. */
 const BATCH_SIZE = 500
 
@@ -11,7 +17,7 @@ interface Waiting<T, R> {
 
 /**
  * Work for the server that shares round trips and commits. An item waits for the batches
- * in flight (at most BATCHES_IN_FLIGHT) and then goes with every item that waited beside
+ * in flight (at most IN_FLIGHT) and then goes with every item that waited beside
  * it, in one call of `send`: however many requests want the same kind of work at once,
  * the server sees a few statements at a time, never one awaited round trip per request
  * in series. An item that finds nothing in flight goes at the end of the event loop's
@@ -23,7 +29,7 @@ interface Waiting<T, R> {
  */
 export class Batches<T, R> {
   private readonly waiting: Waiting<T, R>[] = []
-  private inFlight = 0
+  private sending = 0
   private scheduled = false
 
   constructor(
@@ -39,23 +45,23 @@ export class Batches<T, R> {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= BATCHES_IN_FLIGHT || this.waiting.length === 0) return
+    if (this.scheduled || this.sending >= IN_FLIGHT || this.waiting.length === 0) return
     this.scheduled = true
     setImmediate(() => {
       this.scheduled = false
-      while (this.inFlight < BATCHES_IN_FLIGHT && this.waiting.length > 0) void this.settle(this.waiting.splice(0, BATCH_SIZE))
+      while (this.sending < IN_FLIGHT && this.waiting.length > 0) void this.settle(this.waiting.splice(0, BATCH_SIZE))
     })
   }
 
   private async settle(batch: readonly Waiting<T, R>[]): Promise<void> {
-    this.inFlight++
+    this.sending++
     try {
       const results = await this.send(batch.map(({ item }) => item))
       batch.forEach(({ resolve }, i) => resolve(results[i]!))
     } catch (error) {
       for (const { reject } of batch) reject(error)
     } finally {
-      this.inFlight--
+      this.sending--
       this.schedule()
     }
   }
