@@ -2,6 +2,7 @@ import { LmdbCounters } from '../ledger/lmdb-counters.js'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import type { Migrated } from '../ledger/pg-schema.js'
 import type { Counters, Ledger } from '../ledger/types.js'
+import { logEvent } from '../runtime/events.js'
 import { UsageError } from './handle-error.js'
 
 /**
@@ -18,7 +19,12 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//i
 export async function openLedger(location: string): Promise<Ledger> {
   if (!isPostgres(location)) return LmdbLedger.open(location)
   const { PgLedger } = await import('../ledger/pg-ledger.js')
-  return PgLedger.open(location)
+  return PgLedger.open(location, (doubt) =>
+    logEvent('error', 'debits in doubt: answered in_doubt (503), their batch may have committed', {
+      ...doubt,
+      find: `SELECT * FROM carmarket_batch_outcome('${doubt.batch}')`,
+    }),
+  )
 }
 
 /**

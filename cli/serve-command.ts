@@ -64,8 +64,9 @@ export const serveCommand = new Command('serve')
     const runtime = await Runtime.start(
       {
         snapshots: flags.snapshots,
-        ledger: await openLedger(flags.ledger),
+        // The counters first: a --counters URL that is not one is refused before the ledger is opened.
         counters: await openCounters(flags.ledger, flags.counters),
+        ledger: await openLedger(flags.ledger),
         site: siteOf(flags.publicUrl, demoQuota),
         rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
         demoQuota,

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { open, type RootDatabase } from 'lmdb'
 import { LmdbWrites } from './lmdb-writes.js'
 import { privateDir, privateFiles } from './private-files.js'
-import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters, type WriteHealth } from './types.js'
+import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters, type WriteHealth, alwaysWanted } from './types.js'
 
 type Key = [kind: CounterKind, window: number, who: string]
 
@@ -46,7 +46,7 @@ export class LmdbCounters implements Counters {
   }
 
   /** The check, the count and `wanted` in one transaction. */
-  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = always): Promise<Counted> {
+  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = alwaysWanted): Promise<Counted> {
     const key: Key = [kind, window, who]
     return this.writes.commit(() =>
       this.db.transaction((): Counted => {
@@ -80,4 +80,3 @@ export class LmdbCounters implements Counters {
   }
 }
 
-const always = () => true

@@ -7,7 +7,7 @@ import { LedgerError } from './ledger-error.js'
 import { LmdbWrites } from './lmdb-writes.js'
 import { parseEmail } from './mailbox.js'
 import { privateDir, privateFiles } from './private-files.js'
-import { FAILED_CALL_ENTRIES_PER_DAY } from './types.js'
+import { FAILED_CALL_ENTRIES_PER_DAY, alwaysWanted } from './types.js'
 import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, Entry, EntryType, Ledger, LedgerWrite, WriteHealth } from './types.js'
 
 export const LEDGER_FILE = 'ledger.mdb'
@@ -182,7 +182,7 @@ export class LmdbLedger implements Ledger {
     return id === undefined ? undefined : this.account(id)
   }
 
-  charge(accountId: string, credits: number, call: Call, wanted: () => boolean = always): Promise<ChargeResult> {
+  charge(accountId: string, credits: number, call: Call, wanted: () => boolean = alwaysWanted): Promise<ChargeResult> {
     return this.commit('charge', (): ChargeResult => {
       const account = this.accounts.get(accountId)
       if (account === undefined) return { ok: false, reason: 'unknown_account', balance: 0 }
@@ -328,7 +328,6 @@ export class LmdbLedger implements Ledger {
   }
 }
 
-const always = () => true
 
 /**
  * A database of records of one shape: the shape is stored once in the database (lmdb-js

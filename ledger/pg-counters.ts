@@ -3,7 +3,7 @@ import { openPool, shownUrl } from './pg-connection.js'
 import { PgHealth } from './pg-health.js'
 import { whole, type Row } from './pg-rows.js'
 import { requireSchema } from './pg-schema.js'
-import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters, type WriteHealth } from './types.js'
+import { COUNTER_WINDOW_MS, alwaysWanted, type Counted, type CounterKind, type Counters, type WriteHealth } from './types.js'
 
 const POOL_SIZE = 4
 
@@ -48,21 +48,30 @@ export class PgCounters implements Counters {
   }
 
   /**
-   * `wanted` is asked before the statement is sent, since the statement decides on the
-   * server: a count for a client already gone is not made, even when the limit would have
-   * refused it.
+   * `wanted` is asked once a connection is had, just before the statement is sent, since
+   * the statement decides on the server: a count for a client already gone is not made,
+   * even when the limit would have refused it.
    */
-  async countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = always): Promise<Counted> {
-    if (!wanted()) return 'unwanted'
-    const result = await this.calls.write(() =>
-      this.pool.query<Row>(
-        // The first count of a window is inserted only under a limit of at least one; a later one adds only below the limit.
-        `INSERT INTO carmarket_counters (kind, time_window, who, count) SELECT $1::text, $2::bigint, $3::text, 1 WHERE $4::integer >= 1
-         ON CONFLICT (kind, time_window, who) DO UPDATE SET count = carmarket_counters.count + 1 WHERE carmarket_counters.count < $4
-         RETURNING count`,
-        [kind, window, who, limit],
-      ),
-    )
+  async countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = alwaysWanted): Promise<Counted> {
+    const client = await this.calls.read(() => this.pool.connect())
+    let result: pg.QueryResult<Row>
+    try {
+      if (!wanted()) return 'unwanted'
+      result = await this.calls.write(() =>
+        client.query<Row>(
+          // The first count of a window is inserted only under a limit of at least one; a later one adds only below the limit.
+          `INSERT INTO carmarket_counters (kind, time_window, who, count) SELECT $1::text, $2::bigint, $3::text, 1 WHERE $4::integer >= 1
+           ON CONFLICT (kind, time_window, who) DO UPDATE SET count = carmarket_counters.count + 1 WHERE carmarket_counters.count < $4
+           RETURNING count`,
+          [kind, window, who, limit],
+        ),
+      )
+    } catch (error) {
+      // A connection whose call failed is not handed out again.
+      client.release(true)
+      throw error
+    }
+    client.release()
     return result.rows[0] === undefined ? 'limit' : whole(result.rows[0], 'count')
   }
 
@@ -92,4 +101,3 @@ export class PgCounters implements Counters {
   }
 }
 
-const always = () => true

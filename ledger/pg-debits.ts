@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import { logEvent } from '../runtime/events.js'
 import { LedgerError } from './ledger-error.js'
 import { Batches } from './pg-batch.js'
 import { isRetryable, outcomeUnknown } from './pg-connection.js'
 import { batchEntries } from './pg-doubt.js'
 import type { PgHealth } from './pg-health.js'
 import { entryOf, instant, oneOf, text, whole, type Row } from './pg-rows.js'
-import type { Call, ChargeResult, Entry } from './types.js'
+import type { Call, ChargeResult, DebitsInDoubt, Entry } from './types.js'
 
 /** Times a batch is sent again after the server rolled it back for a deadlock or a serialization failure. */
 const RETRIES = 3
@@ -40,8 +39,10 @@ const CHARGE = 'SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge
  * answered until that is known: the batch has an id of its own, which its entries record,
  * and it is asked what the batch did (pg-doubt.ts). A debit that has its entry is
  * answered charged, as it would have been; every other one is `unavailable`, and truly
- * not charged. Should the server stay out of reach past OUTCOME_WAIT_MS, every debit is
- * `unavailable` though some may have been charged, and an event names the batch.
+ * not charged. Should that not be learned (the server out of reach past
+ * OUTCOME_WAIT_MS, or an answer this code cannot read), every debit is `in_doubt`, never
+ * `unavailable` nor a plain error (whose refund record would claim nothing was taken),
+ * and `onDoubt` is told the batch.
  */
 export class PgDebits {
   private readonly batches = new Batches<Debit, ChargeResult>((debits) => this.send(debits))
@@ -53,6 +54,8 @@ export class PgDebits {
     private readonly url: string,
     /** Told of each batch known to have committed. */
     private readonly committed: () => void,
+    /** Told of a batch whose outcome could not be learned. */
+    private readonly onDoubt: (doubt: DebitsInDoubt) => void,
   ) {}
 
   charge(debit: Debit): Promise<ChargeResult> {
@@ -63,6 +66,10 @@ export class PgDebits {
   private async send(debits: readonly Debit[]): Promise<(ChargeResult | Promise<ChargeResult>)[]> {
     const order = debits.map((_, i) => i).sort((a, b) => compare(debits[a]!.accountId, debits[b]!.accountId))
     const sorted = order.map((i) => debits[i]!)
+    // The connection is taken first, so that not getting one (the server down: nothing
+    // sent) is told apart from losing it once the batch was sent; and before the
+    // clients are asked, since waiting for one may take seconds.
+    const client = await this.calls.read(() => this.pool.connect())
     // Asked last, just before the debits go: a client gone by now is charged nothing.
     const wanted = sorted.map((debit) => debit.wanted())
     const batch = randomUUID()
@@ -76,9 +83,6 @@ export class PgDebits {
       sorted.map((d) => d.call.model),
       sorted.map((d) => d.call.year),
     ]
-    // The connection is taken first, so that not getting one (the server down: nothing
-    // sent) is told apart from losing it once the batch was sent.
-    const client = await this.calls.read(() => this.pool.connect())
     // A connection that fails fails the query, where that is handled; unheard, the client's error event would be thrown.
     client.on('error', ignore)
     const results: (ChargeResult | Promise<ChargeResult>)[] = []
@@ -95,29 +99,31 @@ export class PgDebits {
     client.removeListener('error', ignore)
     client.release()
     this.committed()
-    if (rows.length !== debits.length) throw new Error(`carmarket_charge_batch_v2 answered ${rows.length} rows for ${debits.length} debits`)
-    rows.forEach((row, n) => (results[order[n]!] = resultOf(row, sorted[n]!)))
+    try {
+      if (rows.length !== debits.length) throw new Error(`carmarket_charge_batch_v2 answered ${rows.length} rows for ${debits.length} debits`)
+      rows.forEach((row, n) => (results[order[n]!] = resultOf(row, sorted[n]!)))
+    } catch (error) {
+      throw this.inDoubt(batch, wanted, error)
+    }
     return results
+  }
+
+  /** The error of every debit of a batch whose outcome is not known; the operator is told. */
+  private inDoubt(batch: string, wanted: readonly boolean[], error: unknown): LedgerError {
+    const reason = error instanceof Error ? error.message : String(error)
+    this.onDoubt({ batch, debits: wanted.filter((w) => w).length, reason })
+    return new LedgerError('in_doubt', `the outcome of this debit (batch ${batch}) is not known: ${reason}`)
   }
 
   /** The entry each debit of a batch that lost its answer got (undefined: not charged), in the batch's order. */
   private async learn(batch: string, sorted: readonly Debit[], wanted: readonly boolean[]): Promise<(Entry | undefined)[]> {
-    let rows: Row[]
     try {
-      rows = await this.calls.write(() => batchEntries(this.url, batch))
+      const rows = await this.calls.write(() => batchEntries(this.url, batch))
+      if (rows.length > 0) this.committed()
+      return entriesOf(batch, sorted, wanted, rows)
     } catch (error) {
-      if (error instanceof LedgerError && error.code === 'unavailable') {
-        logEvent('error', 'debits in doubt: answered unavailable, though their batch may have committed', {
-          batch,
-          debits: wanted.filter((w) => w).length,
-          reason: error.message,
-          find: `SELECT * FROM carmarket_entries WHERE batch = '${batch}'`,
-        })
-      }
-      throw error
+      throw this.inDoubt(batch, wanted, error)
     }
-    if (rows.length > 0) this.committed()
-    return entriesOf(batch, sorted, wanted, rows)
   }
 }
 

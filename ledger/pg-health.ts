@@ -1,6 +1,6 @@
 import { LedgerError } from './ledger-error.js'
 import { unavailability } from './pg-connection.js'
-import type { WriteHealth } from './types.js'
+import { WriteFailures } from './write-failures.js'
 
 /**
  * The calls of one engine (the ledger or the counters) to its PostgreSQL server, and how
@@ -17,39 +17,24 @@ import type { WriteHealth } from './types.js'
  * The pool replaces lost connections by itself, so nothing is ever broken for good: once
  * the server is back, the next write commits and the health is good again.
  */
-export class PgHealth implements WriteHealth {
-  failingSince: number | undefined
-  failedAt: number | undefined
-  reason: string | undefined
-
+export class PgHealth extends WriteFailures {
   constructor(
     /** What the calls are to, for messages: `the ledger at postgres://…`. */
     private readonly what: string,
-  ) {}
+  ) {
+    super()
+  }
 
   /** A write; once it commits, writes are known to commit again. */
   async write<T>(work: () => Promise<T>): Promise<T> {
     const result = await this.call(work)
-    this.failingSince = undefined
-    this.reason = undefined
+    this.committed()
     return result
   }
 
   /** A read: its failure tells of the server as a write's would, its success says nothing of writes. */
   read<T>(work: () => Promise<T>): Promise<T> {
     return this.call(work)
-  }
-
-  /** Notes a failure met outside a call (a pooled connection lost while idle). */
-  failed(reason: string): void {
-    this.failedAt = Date.now()
-    this.failingSince ??= this.failedAt
-    this.reason = reason
-  }
-
-  /** A PostgreSQL engine is never broken for good: its pool reconnects. */
-  isBroken(): boolean {
-    return false
   }
 
   private async call<T>(work: () => Promise<T>): Promise<T> {

@@ -9,8 +9,8 @@ import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
 import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, oneOf, text, type Row } from './pg-rows.js'
 import { requireSchema } from './pg-schema.js'
-import { FAILED_CALL_ENTRIES_PER_DAY } from './types.js'
-import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, Entry, Ledger, LedgerWrite, WriteHealth } from './types.js'
+import { FAILED_CALL_ENTRIES_PER_DAY, alwaysWanted } from './types.js'
+import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, DebitsInDoubt, Entry, Ledger, LedgerWrite, WriteHealth } from './types.js'
 
 /** Connections per process: the batches of debits and of key look-ups in flight, and the reads and other writes beside them. */
 const POOL_SIZE = 10
@@ -40,13 +40,18 @@ export class PgLedger implements Ledger {
     private readonly pool: pg.Pool,
     private readonly calls: PgHealth,
     url: string,
+    onDoubt: (doubt: DebitsInDoubt) => void,
   ) {
-    this.debits = new PgDebits(pool, calls, url, () => this.commits.charge++)
+    this.debits = new PgDebits(pool, calls, url, () => this.commits.charge++, onDoubt)
     this.keys = new Batches((hashes) => calls.read(() => this.accountsByKeyHash(hashes)))
   }
 
-  /** Opens the ledger at a postgres:// URL; a database not migrated to this code's schema is refused (LedgerError `schema`). */
-  static async open(url: string): Promise<PgLedger> {
+  /**
+   * Opens the ledger at a postgres:// URL; a database not migrated to this code's schema is
+   * refused (LedgerError `schema`). `onDoubt` is told of debits whose outcome could not be
+   * learned (see PgDebits), for the operator.
+   */
+  static async open(url: string, onDoubt: (doubt: DebitsInDoubt) => void): Promise<PgLedger> {
     const calls = new PgHealth(`the ledger at ${shownUrl(url)}`)
     const pool = openPool(url, { max: POOL_SIZE, synchronousCommit: 'on', onIdleError: (error) => calls.failed(error.message) })
     try {
@@ -55,7 +60,7 @@ export class PgLedger implements Ledger {
       await pool.end()
       throw error
     }
-    return new PgLedger(pool, calls, url)
+    return new PgLedger(pool, calls, url, onDoubt)
   }
 
   get health(): WriteHealth {
@@ -116,7 +121,7 @@ export class PgLedger implements Ledger {
     return rows[0] === undefined ? undefined : accountOf(rows[0])
   }
 
-  charge(accountId: string, credits: number, call: Call, wanted: () => boolean = always): Promise<ChargeResult> {
+  charge(accountId: string, credits: number, call: Call, wanted: () => boolean = alwaysWanted): Promise<ChargeResult> {
     return this.debits.charge({ accountId, credits, call: storableCall(call), wanted })
   }
 
@@ -213,7 +218,6 @@ export class PgLedger implements Ledger {
   }
 }
 
-const always = () => true
 
 /** Text as PostgreSQL can keep it: U+0000 is the one character its text cannot hold. */
 function storable(text: string): string

@@ -14,7 +14,7 @@ import {
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { unavailable } from './ledger-error.js'
-import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters, type WriteHealth } from './types.js'
+import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters, type WriteHealth, alwaysWanted } from './types.js'
 import { WriteFailures } from './write-failures.js'
 
 /** The key prefix when the URL names none. */
@@ -170,7 +170,7 @@ export class RedisCounters implements Counters {
    */
   static open(location: string): RedisCounters {
     const url = new URL(location)
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`${location} is not a redis:// or rediss:// URL`)
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError('the counters take a redis:// or rediss:// URL')
     const prefix = url.searchParams.get('prefix') ?? DEFAULT_PREFIX
     url.searchParams.delete('prefix')
     return new RedisCounters(connect(url.toString()), prefix)
@@ -185,7 +185,7 @@ export class RedisCounters implements Counters {
     return value === null ? 0 : Number(value)
   }
 
-  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = always): Promise<Counted> {
+  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = alwaysWanted): Promise<Counted> {
     return this.send(async (): Promise<Counted> => {
       if (!wanted()) return 'unwanted'
       const count = await this.client.countUpTo(this.key(kind, window, who), limit, this.ttl(kind, window))
@@ -244,4 +244,3 @@ export class RedisCounters implements Counters {
   }
 }
 
-const always = () => true

@@ -160,6 +160,22 @@ export interface Ledger {
   close(): Promise<void>
 }
 
+/** The `wanted` of a charge or a count made with nobody on a connection to lose (an operator's command, a test). */
+export const alwaysWanted = (): boolean => true
+
+/**
+ * Debits whose batch lost its answer once sent and whose outcome could not be learned in
+ * time: they may or may not have been charged. Each is answered LedgerError `in_doubt`;
+ * the operator is told the batch, under which its charges, if any, are found.
+ */
+export interface DebitsInDoubt {
+  readonly batch: string
+  /** How many debits of the batch were wanted (sent to be charged). */
+  readonly debits: number
+  /** What kept the outcome from being learned. */
+  readonly reason: string
+}
+
 /**
  * Demo calls per client address per UTC day, requests per client address per minute,
  * registration codes per mailbox or client address per hour, accounts opened per client
@@ -178,6 +194,16 @@ export const COUNTER_WINDOW_MS: Readonly<Record<CounterKind, number>> = {
   'signup-email': 3_600_000,
   'signup-ip': 3_600_000,
   'signup-account': 86_400_000,
+}
+
+/** The number of the window of `kind` that holds `time` (ms since the epoch). */
+export function windowOf(kind: CounterKind, time: number): number {
+  return Math.floor(time / COUNTER_WINDOW_MS[kind])
+}
+
+/** Whole seconds from `time` to the end of its window of `kind`: what Retry-After says of a limit of that window. */
+export function secondsLeft(kind: CounterKind, time: number): number {
+  return Math.ceil(((windowOf(kind, time) + 1) * COUNTER_WINDOW_MS[kind] - time) / 1000)
 }
 
 /** What counting one more came to: the new count, or nothing counted because the limit was reached or the count was no longer wanted. */

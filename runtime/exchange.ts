@@ -17,6 +17,3 @@ export type Handler = (req: IncomingMessage, res: ApiResponse, query: string, ip
 
 /** A page or file of the site: answered to GET and HEAD, the same for every caller. */
 export type PageHandler = (req: IncomingMessage, res: ApiResponse) => void
-
-/** For a call made inside the process with nobody on a connection to lose. */
-export const alwaysWanted = () => true

@@ -1,10 +1,15 @@
 import { LedgerError } from '../ledger/ledger-error.js'
-import { COUNTER_WINDOW_MS, type Counted, type Counters } from '../ledger/types.js'
+import { secondsLeft, windowOf, type Counted, type Counters } from '../ledger/types.js'
 import { ApiError } from '../query/api-error.js'
 import { ClientGone } from './client-gone.js'
 
-const MINUTE_MS = COUNTER_WINDOW_MS.rate
-const DAY_MS = COUNTER_WINDOW_MS.demo
+/**
+ * How long a request waits for the shared count before this process counts it on its own:
+ * every route is rate-limited, /livez too, and a counters engine that hangs (a stopped
+ * Redis, a PostgreSQL that does not answer) must not hold every request for the
+ * engine's own timeout.
+ */
+export const RATE_COUNT_WAIT_MS = 500
 /** Client addresses the stand-in rate limit keeps a count for in a minute; beyond them new ones go uncounted (bounded memory). */
 const LOCAL_ADDRESSES = 100_000
 
@@ -17,8 +22,8 @@ export type Clock = () => number
  * RateLimit-Policy and RateLimit headers so that a client can pace itself; `limit` 0
  * turns it off.
  *
- * While the shared counters cannot be written (a full disk, Redis unreachable) each
- * process counts on its own, with the same limit: a flood from one address is still
+ * While the shared counters cannot be written (a full disk, Redis unreachable) or do not
+ * answer within RATE_COUNT_WAIT_MS, each process counts on its own, with the same limit: a flood from one address is still
  * stopped, at worst N times the limit over N processes, and no request is refused for
  * want of a counter, which would turn a storage fault into an outage.
  */
@@ -40,15 +45,9 @@ export class RateLimiter {
   async admit(ip: string): Promise<Record<string, string>> {
     if (this.limit === 0) return {}
     const now = this.clock()
-    const window = Math.floor(now / MINUTE_MS)
-    const reset = Math.ceil(((window + 1) * MINUTE_MS - now) / 1000)
-    let count: Counted
-    try {
-      count = await this.counters.countUpTo('rate', window, ip, this.limit)
-    } catch (error) {
-      if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
-      count = this.countHere(window, ip)
-    }
+    const window = windowOf('rate', now)
+    const reset = secondsLeft('rate', now)
+    const count = await this.countShared(window, ip)
     const headers = { 'RateLimit-Policy': this.policy, RateLimit: `"ip";r=${this.limit - (typeof count === 'number' ? count : this.limit)};t=${reset}` }
     if (count === 'limit') {
       throw new ApiError(
@@ -59,6 +58,31 @@ export class RateLimiter {
       )
     }
     return headers
+  }
+
+  /** The shared count, or the stand-in's when the counters fail or keep it waiting (a shared count made late is left as it is). */
+  private countShared(window: number, ip: string): Promise<Counted> {
+    return new Promise((resolve, reject) => {
+      let settled = false
+      const here = () => {
+        if (settled) return
+        settled = true
+        resolve(this.countHere(window, ip))
+      }
+      const timer = setTimeout(here, RATE_COUNT_WAIT_MS)
+      this.counters.countUpTo('rate', window, ip, this.limit).then(
+        (count) => {
+          clearTimeout(timer)
+          settled = true
+          resolve(count)
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          if (error instanceof LedgerError && error.code === 'unavailable') here()
+          else reject(error)
+        },
+      )
+    })
   }
 
   /** The stand-in: this process's own count of the minute. */
@@ -105,11 +129,11 @@ export class DemoQuota {
   }
 
   private day(): number {
-    return Math.floor(this.clock() / DAY_MS)
+    return windowOf('demo', this.clock())
   }
 
   private reached(): ApiError {
-    const retry = Math.ceil(((this.day() + 1) * DAY_MS - this.clock()) / 1000)
+    const retry = secondsLeft('demo', this.clock())
     return new ApiError(
       'DEMO_LIMIT_REACHED',
       this.quota === 0

@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { parseEmail } from '../ledger/mailbox.js'
-import { COUNTER_WINDOW_MS, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
+import { secondsLeft, windowOf, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
 import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import type { Clock } from './limits.js'
 import { MailUnavailable, type Mail, type Mailer } from './mailer.js'
@@ -141,14 +141,6 @@ function emailOf(body: Record<string, unknown>): { readonly address: string; rea
   const parsed = parseEmail(body.email)
   if (!parsed.ok) throw invalidParameter('email', parsed.message)
   return parsed
-}
-
-function windowOf(kind: CounterKind, now: number): number {
-  return Math.floor(now / COUNTER_WINDOW_MS[kind])
-}
-
-function secondsLeft(kind: CounterKind, now: number): number {
-  return Math.ceil(((windowOf(kind, now) + 1) * COUNTER_WINDOW_MS[kind] - now) / 1000)
 }
 
 function codeHash(mailbox: string, code: string): string {

@@ -4,11 +4,11 @@ import { OPERATIONS } from '../format/schema.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { LedgerError } from '../ledger/ledger-error.js'
-import type { Account, Counters, Ledger } from '../ledger/types.js'
+import { alwaysWanted, type Account, type Counters, type Ledger } from '../ledger/types.js'
 import { authenticate } from './authenticate.js'
 import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, canonicalIp } from './client-ip.js'
-import { alwaysWanted, type DataCall, type Exchange, type Handler, type PageHandler } from './exchange.js'
+import type { DataCall, Exchange, Handler, PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
 import { mcpRoute } from './mcp-route.js'
@@ -190,10 +190,13 @@ export class Runtime {
     // answer, where node would otherwise close the connection without one.
     Object.assign(this.server, { httpAllowHalfOpen: true })
     this.sweeper = setInterval(() => {
-      // A sweep that cannot be written now is done by a later one.
+      // A sweep that cannot be written now is done by a later one; any other failure is a bug to tell.
       void this.counters.sweep(clock()).then(
         () => this.storage.note(),
-        () => this.storage.note(),
+        (error: unknown) => {
+          if (!(error instanceof LedgerError)) logEvent('error', 'the counters could not be swept', { error: String((error as Error)?.stack ?? error) })
+          this.storage.note()
+        },
       )
     }, SWEEP_MS).unref()
   }
@@ -363,6 +366,13 @@ export class Runtime {
    */
   private apiError(error: unknown, requestId: string | null): ApiError {
     if (error instanceof ApiError) return error
+    if (error instanceof LedgerError && error.code === 'in_doubt') {
+      this.storage.note()
+      return serviceUnavailable(
+        'The ledger lost the answer to this call and could not yet learn whether it was charged; if it was, it shows in GET /v1/account/usage. Check there before you retry.',
+        STORAGE_RETRY_SECONDS,
+      )
+    }
     // A read of a broken engine fails with an error of its own, before any write told of it.
     if ((error instanceof LedgerError && error.code === 'unavailable') || this.storage.broken()) {
       this.storage.note()

@@ -55,3 +55,20 @@ async function everyRow(url: string): Promise<string> {
     await client.end()
   }
 }
+
+/** A migrated PostgreSQL database of the test's own (its URL, `query` appended) and a connection of the test's to it, outside any pool of the engine. */
+export async function migratedDatabase(t: Test, query = ''): Promise<{ readonly url: string; readonly admin: pg.Client }> {
+  const url = await freshDatabase(t)
+  await migrate(url)
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  t.teardown(() => admin.end())
+  return { url: `${url}${query}`, admin }
+}
+
+/** Checks an account's balance, that it is the sum of its entries, and its entry count. */
+export async function balanceAddsUp(t: Test, ledger: Ledger, id: string, balance: number): Promise<void> {
+  const account = (await ledger.account(id))!
+  const entries = await ledger.entries(id, 10_000)
+  t.same([account.balance, entries.reduce((sum, e) => sum + e.credits, 0), account.entries], [balance, balance, entries.length], `balance ${balance} = sum of entries`)
+}

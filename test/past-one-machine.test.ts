@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { migrate } from '../ledger/pg-schema.js'
-import { PgLedger } from '../ledger/pg-ledger.js'
 import { freshDatabase, freshRedisPrefix, privatePostgres, REDIS } from './services.js'
+import { openTestLedger } from './ledger-engines.js'
 import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
@@ -48,8 +48,7 @@ async function awayFromMinuteEnd(seconds: number): Promise<void> {
 }
 
 async function ledgerState(t: Test, url: string, id: string) {
-  const ledger = await PgLedger.open(url)
-  t.teardown(() => ledger.close())
+  const ledger = await openTestLedger(t, url)
   const entries = await ledger.entries(id, 1_000_000)
   return { balance: (await ledger.account(id))!.balance, entries }
 }

@@ -1,30 +1,12 @@
 import pg from 'pg'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { openPool } from '../ledger/pg-connection.js'
-import { PgLedger } from '../ledger/pg-ledger.js'
-import { migrate } from '../ledger/pg-schema.js'
-import type { Call, ChargeResult, Ledger } from '../ledger/types.js'
-import { freshDatabase } from './services.js'
+import type { Call, ChargeResult } from '../ledger/types.js'
+import { balanceAddsUp, migratedDatabase, openTestLedger } from './ledger-engines.js'
 
 /** What the PostgreSQL engine does beyond what every engine does (test/ledger.test.ts): its failures, its recovery, its batching. */
 
 const call: Call = { endpoint: 'valuation', make: 'Skoda', model: 'Octavia', year: 2018 }
-
-/** A migrated database of the test's own, and a connection of the test's to it (outside any pool of the engine). */
-async function database(t: Test, query = '') {
-  const url = await freshDatabase(t)
-  await migrate(url)
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  t.teardown(() => admin.end())
-  return { url: `${url}${query}`, admin }
-}
-
-async function open(t: Test, url: string): Promise<Ledger> {
-  const ledger = await PgLedger.open(url)
-  t.teardown(() => ledger.close())
-  return ledger
-}
 
 /** Holds the account's row locked from another connection while `during` runs; a debit of it waits meanwhile. */
 async function holdingAccount<T>(admin: pg.Client, id: string, during: () => Promise<T>): Promise<T> {
@@ -48,15 +30,9 @@ async function waitingBackend(admin: pg.Client): Promise<number> {
   }
 }
 
-async function balanceAddsUp(t: Test, ledger: Ledger, id: string, balance: number): Promise<void> {
-  const account = (await ledger.account(id))!
-  const entries = await ledger.entries(id, 10_000)
-  t.same([account.balance, entries.reduce((sum, e) => sum + e.credits, 0), account.entries], [balance, balance, entries.length], `balance ${balance} = sum of entries`)
-}
-
 t.test('a debit whose connection is cut is unavailable and not charged; the pool reconnects by itself', async (t) => {
-  const { url, admin } = await database(t)
-  const ledger = await open(t, url)
+  const { url, admin } = await migratedDatabase(t)
+  const ledger = await openTestLedger(t, url)
   const { account } = await ledger.createAccount('cut@example.pl', 40, 'grant', null)
   const cut = await holdingAccount(admin, account.id, async () => {
     const debit = ledger.charge(account.id, 8, call).catch((error: unknown) => error)
@@ -74,8 +50,8 @@ t.test('a debit whose connection is cut is unavailable and not charged; the pool
 })
 
 t.test('a debit held past the statement timeout is unavailable, and nothing of it is written', async (t) => {
-  const { url, admin } = await database(t, '?statement_timeout=300')
-  const ledger = await open(t, url)
+  const { url, admin } = await migratedDatabase(t, '?statement_timeout=300')
+  const ledger = await openTestLedger(t, url)
   const { account } = await ledger.createAccount('slow@example.pl', 40, 'grant', null)
   const started = Date.now()
   const held = await holdingAccount(admin, account.id, () => ledger.charge(account.id, 8, call).catch((error: unknown) => error))
@@ -85,8 +61,8 @@ t.test('a debit held past the statement timeout is unavailable, and nothing of i
 })
 
 t.test('connections lost while idle (a server restart) are told of and replaced: each costs at most the call that meets it', async (t) => {
-  const { url, admin } = await database(t)
-  const ledger = await open(t, url)
+  const { url, admin } = await migratedDatabase(t)
+  const ledger = await openTestLedger(t, url)
   const { account, key } = await ledger.createAccount('restart@example.pl', 40, 'grant', null)
   await Promise.all(Array.from({ length: 8 }, () => ledger.authenticate(key)))
   const others = `FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
@@ -109,7 +85,7 @@ t.test('connections lost while idle (a server restart) are told of and replaced:
 })
 
 t.test('the ledger’s connections commit synchronously whatever the database’s default or the URL say; the counters’ do not', async (t) => {
-  const { url, admin } = await database(t)
+  const { url, admin } = await migratedDatabase(t)
   await admin.query(`ALTER DATABASE ${admin.database} SET synchronous_commit = off`)
   const given = `${url}?options=${encodeURIComponent('-c synchronous_commit=off -c lock_timeout=1234')}`
   const setting = async (synchronousCommit: 'on' | 'off') => {
@@ -126,14 +102,14 @@ t.test('the ledger’s connections commit synchronously whatever the database’
 })
 
 t.test('a ledger is backed up with pg_dump, not by carmarket', async (t) => {
-  const { url } = await database(t)
-  const ledger = await open(t, url)
+  const { url } = await migratedDatabase(t)
+  const ledger = await openTestLedger(t, url)
   await t.rejects(ledger.backup('/tmp/never'), { code: 'not_supported' })
 })
 
 t.test('concurrent debits share commits: 50 charging loops', async (t) => {
-  const { url } = await database(t)
-  const ledger = await open(t, url)
+  const { url } = await migratedDatabase(t)
+  const ledger = await openTestLedger(t, url)
   const accounts = await Promise.all(Array.from({ length: 5 }, async (_, i) => (await ledger.createAccount(`loop${i}@example.pl`, 1_000_000, 'grant', null)).account.id))
   const before = ledger.commits.charge
   let debits = 0

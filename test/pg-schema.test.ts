@@ -1,9 +1,9 @@
 import pg from 'pg'
 import t from 'tap'
 import { openCounters, openLedger } from '../cli/engines.js'
-import { PgLedger } from '../ledger/pg-ledger.js'
 import { SCHEMA_VERSION, migrate } from '../ledger/pg-schema.js'
 import { freshDatabase } from './services.js'
+import { openTestLedger } from './ledger-engines.js'
 
 async function sql(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url })
@@ -27,11 +27,10 @@ t.test('a database without the ledger is refused until migrated', async (t) => {
   t.equal((await ledger.createAccount('first@example.pl', 5, 'grant', null)).account.balance, 5)
 })
 
-t.test('migrating again changes nothing; servers keep running through it', async (t) => {
+t.test('migrating again changes nothing, and an open ledger goes on through it', async (t) => {
   const url = await freshDatabase(t)
   await migrate(url)
-  const ledger = await PgLedger.open(url)
-  t.teardown(() => ledger.close())
+  const ledger = await openTestLedger(t, url)
   const { account } = await ledger.createAccount('kept@example.pl', 40, 'grant', null)
   t.same(await migrate(url), { from: SCHEMA_VERSION, to: SCHEMA_VERSION }, 'already current')
   t.equal((await ledger.charge(account.id, 8, { endpoint: 'valuation', make: null, model: null, year: null })).ok, true, 'the open ledger goes on')
@@ -47,8 +46,7 @@ t.test('two migrations at once take turns: one does the work, the other finds it
     'exactly one found the database empty',
   )
   t.ok(results.every((r) => r.to === SCHEMA_VERSION))
-  const ledger = await PgLedger.open(url)
-  t.teardown(() => ledger.close())
+  const ledger = await openTestLedger(t, url)
   await ledger.probe()
 })
 
@@ -72,8 +70,7 @@ t.test('a ledger of an older schema is refused until migrated', async (t) => {
 t.test('servers of version 1 go on debiting after version 2’s migration: their batch function is kept', async (t) => {
   const url = await freshDatabase(t)
   await migrate(url)
-  const ledger = await PgLedger.open(url)
-  t.teardown(() => ledger.close())
+  const ledger = await openTestLedger(t, url)
   const { account } = await ledger.createAccount('older@example.pl', 40, 'grant', null)
   const client = new pg.Client({ connectionString: url })
   await client.connect()

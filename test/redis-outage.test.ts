@@ -3,6 +3,7 @@ import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { COMMAND_TIMEOUT_MS, PENDING_COMMANDS, RedisCounters } from '../ledger/redis-counters.js'
 import { COUNTER_WINDOW_MS } from '../ledger/types.js'
+import { RATE_COUNT_WAIT_MS } from '../runtime/limits.js'
 import { OwnRedis } from './redis-server.js'
 import { freePort } from './services.js'
 import { build, freshDir, rows, startRuntime, toCsv } from './support.js'
@@ -152,4 +153,26 @@ t.test('a service whose Redis is down starts and answers; the counters that must
   }
   t.equal(await status(market), 200, 'keyless calls are answered once Redis has come')
   t.equal(await register(), 200, 'and registrations')
+
+  // Redis hung: no request waits for it past the rate limit's bound.
+  const hung = await OwnRedis.start(t, await freePort())
+  const waiting = await startRuntime(
+    { snapshots, ledger: freshDir(t), counters: `${hung.url}?prefix=hung:`, rateLimit: 3, demoQuota: 5, trustedProxies: [], publicUrl: 'http://localhost' },
+    '127.0.0.1',
+    0,
+  )
+  t.teardown(() => waiting.close())
+  await hung.hang()
+  const took: number[] = []
+  const answered: number[] = []
+  for (let i = 0; i < 4; i++) {
+    const started = Date.now()
+    const response = await request(`http://127.0.0.1:${waiting.address().port}/livez`)
+    await response.body.dump()
+    took.push(Date.now() - started)
+    answered.push(response.statusCode)
+  }
+  t.same(answered, [200, 200, 200, 429], '/livez answers, the rate limit counted in the process')
+  t.ok(took.every((ms) => ms < RATE_COUNT_WAIT_MS + SLACK_MS), `none waited for the hung Redis past the bound (${took.join(', ')} ms)`)
+  hung.resume()
 })

@@ -293,7 +293,7 @@ export function demoCalls(t: Test, ledgerDir: string): number {
   return [...counters.getRange({ start: ['demo'], end: ['demo', Infinity] })].reduce((sum, { value }) => sum + value, 0)
 }
 
-/** The runtime's options with the ledger as an LMDB folder, and the site and the engines left to startRuntime. */
+/** The runtime's options with the ledger and the counters as locations, and the site and the engines left to startRuntime. */
 export type TestRuntimeOptions = Omit<RuntimeOptions, 'ledger' | 'counters' | 'mailer' | 'site'> & {
   /** The ledger's location: an LMDB folder or a PostgreSQL URL. */
   readonly ledger: string
@@ -303,8 +303,9 @@ export type TestRuntimeOptions = Omit<RuntimeOptions, 'ledger' | 'counters' | 'm
 }
 
 /**
- * The runtime wired as `carmarket serve` wires it, on the LMDB ledger and counters of the
- * folder `options.ledger`, mail in its `outbox` unless a mailer is given.
+ * The runtime wired as `carmarket serve` wires it, on the ledger at `options.ledger` (a
+ * folder or a URL) and the counters `options.counters` names (by default the ledger's),
+ * mail in the ledger folder's `outbox` unless a mailer is given.
  */
 export async function startRuntime(
   options: TestRuntimeOptions,
