@@ -1,8 +1,7 @@
 import type pg from 'pg'
-import { openPool, shownUrl } from './pg-connection.js'
 import { PgHealth } from './pg-health.js'
 import { whole, type Row } from './pg-rows.js'
-import { requireSchema } from './pg-schema.js'
+import { openMigrated } from './pg-schema.js'
 import { COUNTER_WINDOW_MS, alwaysWanted, type Counted, type CounterKind, type Counters, type WriteHealth } from './types.js'
 
 const POOL_SIZE = 4
@@ -25,14 +24,7 @@ export class PgCounters implements Counters {
 
   /** Opens the counters of the ledger at a postgres:// URL (refused as the ledger would be). */
   static async open(url: string): Promise<PgCounters> {
-    const calls = new PgHealth(`the counters at ${shownUrl(url)}`)
-    const pool = openPool(url, { max: POOL_SIZE, synchronousCommit: 'off', onIdleError: (error) => calls.failed(error.message) })
-    try {
-      await calls.read(() => requireSchema(pool, url))
-    } catch (error) {
-      await pool.end()
-      throw error
-    }
+    const { pool, calls } = await openMigrated(url, 'the counters', { max: POOL_SIZE, synchronousCommit: 'off' })
     return new PgCounters(pool, calls)
   }
 
@@ -54,6 +46,7 @@ export class PgCounters implements Counters {
    */
   async countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = alwaysWanted): Promise<Counted> {
     const client = await this.calls.read(() => this.pool.connect())
+    let broken = false
     let result: pg.QueryResult<Row>
     try {
       if (!wanted()) return 'unwanted'
@@ -67,11 +60,12 @@ export class PgCounters implements Counters {
         ),
       )
     } catch (error) {
-      // A connection whose call failed is not handed out again.
-      client.release(true)
+      broken = true
       throw error
+    } finally {
+      // A connection whose call failed is not handed out again.
+      client.release(broken)
     }
-    client.release()
     return result.rows[0] === undefined ? 'limit' : whole(result.rows[0], 'count')
   }
 

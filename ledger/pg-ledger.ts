@@ -4,11 +4,10 @@ import { keyHash, keyPrefix, newKey } from './keys.js'
 import { LedgerError } from './ledger-error.js'
 import { parseEmail } from './mailbox.js'
 import { Batches } from './pg-batch.js'
-import { openPool, shownUrl } from './pg-connection.js'
 import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
 import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, oneOf, text, type Row } from './pg-rows.js'
-import { requireSchema } from './pg-schema.js'
+import { openMigrated } from './pg-schema.js'
 import { FAILED_CALL_ENTRIES_PER_DAY, alwaysWanted } from './types.js'
 import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, DebitsInDoubt, Entry, Ledger, LedgerWrite, WriteHealth } from './types.js'
 
@@ -52,14 +51,7 @@ export class PgLedger implements Ledger {
    * learned (see PgDebits), for the operator.
    */
   static async open(url: string, onDoubt: (doubt: DebitsInDoubt) => void): Promise<PgLedger> {
-    const calls = new PgHealth(`the ledger at ${shownUrl(url)}`)
-    const pool = openPool(url, { max: POOL_SIZE, synchronousCommit: 'on', onIdleError: (error) => calls.failed(error.message) })
-    try {
-      await calls.read(() => requireSchema(pool, url))
-    } catch (error) {
-      await pool.end()
-      throw error
-    }
+    const { pool, calls } = await openMigrated(url, 'the ledger', { max: POOL_SIZE, synchronousCommit: 'on' })
     return new PgLedger(pool, calls, url, onDoubt)
   }
 

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { LedgerError } from './ledger-error.js'
-import { shownUrl } from './pg-connection.js'
+import { openPool, shownUrl, type PoolSettings } from './pg-connection.js'
 import { PgHealth } from './pg-health.js'
 import { whole, type Row } from './pg-rows.js'
 
@@ -358,4 +358,21 @@ function versionOf(result: pg.QueryResult<Row>): number {
 
 function newerSchema(url: string, found: number): LedgerError {
   return new LedgerError('schema', `the ledger at ${shownUrl(url)} is at schema version ${found}, newer than this carmarket's ${SCHEMA_VERSION}: run the carmarket that migrated it, or a newer one`)
+}
+
+/**
+ * A pool to the database at `url` for one engine (`what`, for messages: `the ledger`),
+ * with the health its calls are watched by, once the database is found at this code's
+ * schema; refused (LedgerError `schema`), and the pool closed, otherwise.
+ */
+export async function openMigrated(url: string, what: string, settings: Omit<PoolSettings, 'onIdleError'>): Promise<{ readonly pool: pg.Pool; readonly calls: PgHealth }> {
+  const calls = new PgHealth(`${what} at ${shownUrl(url)}`)
+  const pool = openPool(url, { ...settings, onIdleError: (error) => calls.failed(error.message) })
+  try {
+    await calls.read(() => requireSchema(pool, url))
+  } catch (error) {
+    await pool.end()
+    throw error
+  }
+  return { pool, calls }
 }
