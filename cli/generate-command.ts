@@ -1,5 +1,5 @@
 import { Command } from 'commander'
-import { DEFAULT_LISTINGS, DEFAULT_SEED, generateExport } from '../sample/generate.js'
+import { DEFAULT_LISTINGS, DEFAULT_SEED, SAMPLE_AS_OF, generateExport } from '../sample/generate.js'
 import { UsageError } from './handle-error.js'
 import { positiveInteger } from './options.js'
 import { ProgressBar } from './progress.js'
@@ -9,7 +9,7 @@ interface GenerateFlags {
   out: string
   listings: string
   seed: string
-  asOf?: string
+  asOf: string
   format: string
   gzip: boolean
   json?: boolean
@@ -20,7 +20,7 @@ export const generateCommand = new Command('generate')
   .requiredOption('-o, --out <file>', 'where to write it (- for standard output)')
   .option('-n, --listings <n>', 'listings to generate', String(DEFAULT_LISTINGS))
   .option('--seed <seed>', 'seed: the same seed and as-of date give the same file', DEFAULT_SEED)
-  .option('--as-of <date>', 'export day YYYY-MM-DD (default: today, UTC)')
+  .option('--as-of <date>', 'export day YYYY-MM-DD', SAMPLE_AS_OF)
   .option('--format <format>', 'csv or ndjson', 'csv')
   .option('--no-gzip', 'write it uncompressed')
   .option('--json', 'print the summary as JSON')

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { CURRENT_LINK, MANIFEST_FILE } from '../format/schema.js'
+import { SAMPLE_AS_OF } from '../sample/generate.js'
 import { COLUMNS, build, carmarket, freshDir, rows, toCsv } from './support.js'
 
 t.test('--help lists the commands', async (t) => {
@@ -56,6 +57,12 @@ t.test('generate is deterministic; NDJSON without gzip has the 14 contract colum
   t.equal(complete, lines.length, 'every object has the 14 contract columns')
   const ids = new Set(lines.map((l) => (JSON.parse(l) as { listing_id: string }).listing_id))
   t.equal(ids.size, summary.listings, 'as many distinct listing ids as listings')
+})
+
+t.test('generate without --as-of writes the sample as of its fixed day, whatever the date', async (t) => {
+  const run = await carmarket(['generate', '--out', join(t.testdir(), 'sample.csv.gz'), '--listings', '500', '--json'])
+  t.equal(run.code, 0, run.stderr)
+  t.equal((JSON.parse(run.stdout) as { as_of: string }).as_of, SAMPLE_AS_OF)
 })
 
 t.test('build, snapshot info and snapshot query', async (t) => {
@@ -187,7 +194,8 @@ t.test('sample: builds the embedded sample when the current snapshot cannot be s
   chmodSync(manifestPath, 0o644)
   writeFileSync(manifestPath, JSON.stringify(withoutDigests))
   const exportPath = join(freshDir(t), 'sample.csv.gz')
-  const rebuilt = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath])
+  // Generating and building 1.4 million listings takes a minute or more on a busy machine.
+  const rebuilt = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath], undefined, 240_000)
   t.equal(rebuilt.code, 0, rebuilt.stderr)
   t.match(rebuilt.stderr, /cannot be served/, 'it says why it builds')
   const current = realpathSync(join(snapshots, CURRENT_LINK))

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { runBuild } from '../build/run-build.js'
 import { Snapshot } from '../query/snapshot.js'
-import { SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
+import { SAMPLE_AS_OF, SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
 import { freshDir, vehicle } from './support.js'
 
 t.test('the same seed and date give the same bytes; another seed does not', async (t) => {
@@ -18,6 +18,17 @@ t.test('the same seed and date give the same bytes; another seed does not', asyn
   t.equal(a.listings, 3000)
   const lines = readFileSync(join(dir, 'a.csv'), 'utf8').split('\n')
   t.match(lines[0], /^listing_id,make,model,year,price,currency,mileage_km,fuel_type,gearbox,imported,voivodeship,first_seen,last_seen,active,title$/)
+})
+
+t.test('without an as-of date the export is as of the fixed SAMPLE_AS_OF, not today: the same on any day', async (t) => {
+  const dir = freshDir(t)
+  const common = { listings: 3000, gzip: false }
+  const unset = await generateExport({ ...common, out: join(dir, 'unset.csv') })
+  await generateExport({ ...common, out: join(dir, 'fixed.csv'), asOf: SAMPLE_AS_OF })
+  t.equal(unset.as_of, SAMPLE_AS_OF)
+  t.equal(readFileSync(join(dir, 'unset.csv'), 'utf8'), readFileSync(join(dir, 'fixed.csv'), 'utf8'))
+  const other = await generateExport({ ...common, out: join(dir, 'other.csv'), asOf: '2026-10-31' })
+  t.equal(other.as_of, '2026-10-31', 'a given as-of date still wins')
 })
 
 t.test('CSV and NDJSON of one seed hold the same listings', async (t) => {

@@ -201,12 +201,12 @@ export interface Run {
   readonly stderr: string
 }
 
-/** The compiled CLI run to its end, in `cwd`, without the snapshots folder of the environment. */
-export function carmarket(args: readonly string[], cwd?: string): Promise<Run> {
+/** The compiled CLI run to its end (killed after `timeout` ms), in `cwd`, without the snapshots folder of the environment. */
+export function carmarket(args: readonly string[], cwd?: string, timeout = 60_000): Promise<Run> {
   return new Promise((resolve) => {
     const env = { ...process.env }
     delete env.CARMARKET_SNAPSHOTS
-    execFile(process.execPath, [CLI, ...args], { timeout: 60_000, cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { timeout, cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
     })
   })
