@@ -24,11 +24,12 @@ async function mcp(t: Test, args: readonly string[], env: Record<string, string>
 }
 
 async function serve(t: Test, demoQuota: number) {
-  const { snapshots } = await build(t, MARKET)
+  const { snapshots, snapshot } = await build(t, MARKET)
   const ledger = freshDir(t)
   const served = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--rate-limit', '0', '--demo-quota', String(demoQuota), '--no-request-log'])
   const base = `http://127.0.0.1:${served.port}`
-  return { base, ledger, document: openApiDocument(new Date().getUTCFullYear() + 1, base) as Record<string, any> }
+  // The document the server makes: its year bound is the snapshot's, not this year's.
+  return { base, ledger, document: openApiDocument(snapshot.maxYear, base) as Record<string, any> }
 }
 
 t.test('keyless: the market tools, answered by the demo tier of the address', async (t) => {
