@@ -250,13 +250,13 @@ export function metric(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1))
 }
 
-/** The messages an outbox folder holds for an address, oldest first. */
-export function outboxMail(outbox: string, to: string): { to: string; subject: string; text: string }[] {
+/** The messages an outbox folder holds for an address (for anyone without one), oldest first. */
+export function outboxMail(outbox: string, to?: string): { to: string; subject: string; text: string }[] {
   return readdirSync(outbox)
     .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
     .sort()
     .map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')) as { to: string; subject: string; text: string })
-    .filter((m) => m.to === to)
+    .filter((m) => to === undefined || m.to === to)
 }
 
 /** An account with `credits` (a grant) on a ledger (a folder or a PostgreSQL URL) a server under test uses. */
