@@ -1,3 +1,4 @@
+import { FAVICON } from './favicon.js'
 import { html, type Html } from './html.js'
 import { LOGO } from './logo.js'
 import type { Resource } from './resource.js'
@@ -28,6 +29,7 @@ export function layout(page: Page): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title}</title>
 <meta name="description" content="${page.description}">
+<link rel="icon" href="${FAVICON.path}" sizes="16x16 32x32">
 <link rel="icon" href="${LOGO.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 ${page.script === undefined ? false : html`<script src="${page.script.path}" defer></script>`}

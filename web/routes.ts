@@ -2,12 +2,14 @@ import type { IncomingMessage } from 'node:http'
 import type { ApiResponse } from '../runtime/send.js'
 import { aiPlugin } from './ai-plugin.js'
 import { docsPage } from './docs-page.js'
+import { FAVICON } from './favicon.js'
 import { landingPage } from './landing-page.js'
 import { llmsTxt } from './llms-txt.js'
 import { LOGO } from './logo.js'
 import { registerPage } from './register-page.js'
 import { REGISTER_SCRIPT } from './register-script.js'
 import { resource, serveResource } from './resource.js'
+import { ROBOTS } from './robots.js'
 import { site } from './site.js'
 import { STYLESHEET } from './style.js'
 
@@ -26,6 +28,8 @@ export function webRoutes(documentJson: string, publicUrl: string, demoQuota: nu
     resource('/docs', docsPage(s), HTML),
     resource('/llms.txt', llmsTxt(s), 'text/plain; charset=utf-8'),
     resource('/.well-known/ai-plugin.json', aiPlugin(s), 'application/json; charset=utf-8'),
+    ROBOTS,
+    FAVICON,
     LOGO,
     STYLESHEET,
     REGISTER_SCRIPT,
