@@ -92,4 +92,8 @@ function ico(images: readonly { size: number; data: Buffer }[]): Buffer {
  * address whatever a page says (and for what is not a page: a JSON answer, llms.txt)
  * and for those that do not take an SVG icon.
  */
-export const FAVICON = resource('/favicon.ico', ico(SIZES.map((size) => ({ size, data: bitmap(size) }))), 'image/x-icon')
+export const FAVICON = resource(
+  '/favicon.ico',
+  ico(SIZES.map((size) => ({ size, data: bitmap(size) }))),
+  'image/x-icon',
+)

@@ -46,7 +46,7 @@ ${page.main}
 <nav aria-label="Machine-readable">
 <a href="/docs">API reference</a>
 <a href="/v1/openapi.json">OpenAPI document</a>
-<a href="/mcp">MCP endpoint</a>
+<a href="/docs#mcp">MCP</a>
 <a href="/llms.txt">llms.txt</a>
 <a href="/.well-known/ai-plugin.json">Plugin manifest</a>
 <a href="/#legal">Terms</a>

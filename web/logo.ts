@@ -16,9 +16,12 @@ export const MARK = {
   dot: { x: 50, y: 20, r: 4.5 },
 } as const
 
-const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${MARK.size} ${MARK.size}" width="512" height="512" role="img" aria-label="carmarket">
+const path = `M${MARK.line.map(([x, y]) => `${x} ${y}`).join(' L')}`
+const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${MARK.size} ${MARK.size}" width="512" height="512"
+ role="img" aria-label="carmarket">
 <rect width="${MARK.size}" height="${MARK.size}" rx="${MARK.radius}" fill="${MARK.ground}"/>
-<path d="M${MARK.line.map(([x, y]) => `${x} ${y}`).join(' L')}" fill="none" stroke="${MARK.ink}" stroke-width="${MARK.stroke}" stroke-linecap="round" stroke-linejoin="round"/>
+<path d="${path}" fill="none" stroke="${MARK.ink}" stroke-width="${MARK.stroke}"
+ stroke-linecap="round" stroke-linejoin="round"/>
 <circle cx="${MARK.dot.x}" cy="${MARK.dot.y}" r="${MARK.dot.r}" fill="${MARK.ink}"/>
 </svg>
 `
