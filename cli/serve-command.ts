@@ -4,6 +4,8 @@ import { STORAGE_BROKEN_EXIT, workerLink, runPrimary } from '../runtime/cluster.
 import { captureConsole, logEvent } from '../runtime/events.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
+import type { Snapshot } from '../query/snapshot.js'
+import { exampleCalls } from '../runtime/example-calls.js'
 import { servedDocument } from '../runtime/openapi.js'
 import { DEFAULTS, DRAIN_MS, Runtime, type Site } from '../runtime/server.js'
 import { webRoutes } from '../web/routes.js'
@@ -121,11 +123,17 @@ function announce(address: string, port: number, processes: string): void {
   process.stderr.write(`carmarket serving on http://${address.includes(':') ? `[${address}]` : address}:${port} (${processes})\n`)
 }
 
-/** The OpenAPI document and the web pages made from it, for the latest year a request may name. */
-export function siteOf(publicUrl: string, demoQuota: number): (maxYear: number) => Site {
+/**
+ * The OpenAPI document and the web pages made from it, for the snapshot served: its
+ * latest production year (next year's while there is none) and the answers of the
+ * example requests.
+ */
+export function siteOf(publicUrl: string, demoQuota: number): (snapshot: Snapshot | undefined) => Site {
   const base = publicUrl.replace(/\/+$/, '')
-  return (maxYear) => {
-    const document = servedDocument(maxYear, base)
-    return { document, pages: webRoutes(document.body, base, demoQuota) }
+  return (snapshot) => {
+    const examples = snapshot === undefined ? new Map() : exampleCalls(snapshot)
+    const document = servedDocument(snapshot?.maxYear ?? new Date().getUTCFullYear() + 1, base, examples)
+    const served = snapshot === undefined ? undefined : { manifest: snapshot.manifest, examples }
+    return { document, pages: webRoutes(document.body, base, demoQuota, served) }
   }
 }

@@ -93,7 +93,7 @@ export function meteredCall(parts: MeteringParts, operation: Operation): DataCal
 }
 
 /** A market answer's JSON object with the credit fields appended. */
-function withCredits(data: string, used: number, remaining?: number): string {
+export function withCredits(data: string, used: number, remaining?: number): string {
   const credits = remaining === undefined ? `"credits_used":${used}` : `"credits_used":${used},"credits_remaining":${remaining}`
   return `${data.slice(0, -1)},${credits}}`
 }

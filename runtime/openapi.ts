@@ -4,6 +4,7 @@ import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { MAX_MILEAGE, MAX_NAME_LENGTH, MIN_YEAR, MONTHS } from '../query/params.js'
 import { etagOf } from './etag.js'
+import type { ExampleCall, ExampleCalls } from './example-calls.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
 import { FAILED_CALL_ENTRIES_PER_DAY } from '../ledger/types.js'
 import { USAGE_LIMIT } from './usage-limit.js'
@@ -25,12 +26,24 @@ const accepted = <T extends string>(canonical: readonly T[], aliases: Readonly<R
   ...canonical.flatMap((c) => aliases[c]),
 ]
 
+/**
+ * The required parameters of every market operation, at the values of the examples: a
+ * model-year any real market holds.
+ */
+const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
+/** The query of the example request of each market operation, which the document and the pages show. */
+export const EXAMPLE_QUERY = new URLSearchParams({ ...EXAMPLE_VEHICLE, year: String(EXAMPLE_VEHICLE.year) }).toString()
+
 const PARAMETERS: Record<string, Schema> = {
-  make: { description: 'Make, as written or an alias (VW, Mercedes).', schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH }, example: 'VW' },
+  make: {
+    description: 'Make, as written or an alias (VW, Mercedes).',
+    schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH },
+    example: EXAMPLE_VEHICLE.make,
+  },
   model: {
     description: 'Model, as written, an alias (320d) or an English family name (3 Series, C-Class).',
     schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH },
-    example: 'Golf',
+    example: EXAMPLE_VEHICLE.model,
   },
   fuel_type: {
     description: 'Fuel type in Polish or English, case-, diacritic- and spacing-insensitive.',
@@ -58,76 +71,6 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
   regional: { summary: 'Prices by voivodeship', description: 'Average asking price per voivodeship and its deviation from the national average.', data: 'RegionalData' },
 }
 
-const matched = { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' }
-const asked = { make: 'VW', model: 'Golf', year: 2017, matched }
-/** An example answer of each operation, as the sample market gives it. */
-const EXAMPLES: Record<Operation, Record<string, unknown>> = {
-  valuation: {
-    ...asked,
-    currency: 'PLN',
-    filters: { fuel_type: 'Diesel', gearbox: null, mileage: null },
-    valuation: { average: 55452, median: 53900, p25: 47900, p75: 61900 },
-    sample_size: 1075,
-    credits_used: 8,
-    credits_remaining: 42,
-  },
-  'price-history': {
-    ...asked,
-    currency: 'PLN',
-    months_requested: 3,
-    trend: [
-      { month: '2026-09', avg_price: 56120, sample_size: 98 },
-      { month: '2026-10', avg_price: 55480, sample_size: 131 },
-      { month: '2026-11', avg_price: 54910, sample_size: 402 },
-    ],
-    credits_used: 10,
-    credits_remaining: 32,
-  },
-  liquidity: {
-    ...asked,
-    estimated_days_on_market: 44,
-    observed_listing_span: 31,
-    active_listings: 936,
-    sample_size: 1744,
-    note: 'estimated_days_on_market is the median span between first and last sighting of closed listings (observed_listing_span) plus 13 days, which compensate for the delay with which a new listing is first detected.',
-    credits_used: 6,
-    credits_remaining: 26,
-  },
-  'valuation-factors': {
-    ...asked,
-    currency: 'PLN',
-    total_sample_size: 2680,
-    factors: [
-      {
-        dimension: 'import_status',
-        baseline: { label: 'Krajowy', avg_price: 55890, sample_size: 1604 },
-        comparison: { label: 'Sprowadzony', avg_price: 52010, sample_size: 806 },
-        price_diff_percent: -6.9,
-      },
-      {
-        dimension: 'gearbox',
-        baseline: { label: 'Manualna', avg_price: 52300, sample_size: 1702 },
-        comparison: { label: 'Automatyczna', avg_price: 57600, sample_size: 924 },
-        price_diff_percent: 10.1,
-      },
-    ],
-    credits_used: 12,
-    credits_remaining: 14,
-  },
-  regional: {
-    ...asked,
-    currency: 'PLN',
-    national_average: 54830,
-    total_sample_size: 2627,
-    regions: [
-      { region: 'mazowieckie', avg_price: 58010, sample_size: 421, vs_national_pct: 5.8 },
-      { region: 'śląskie', avg_price: 54700, sample_size: 316, vs_national_pct: -0.2 },
-    ],
-    credits_used: 8,
-    credits_remaining: 6,
-  },
-}
-
 const RATE_HEADERS = {
   'RateLimit-Policy': { description: 'The rate limit policy (IETF draft).', schema: string },
   RateLimit: { description: 'Requests left in the current window and seconds until it resets (IETF draft).', schema: string },
@@ -147,15 +90,14 @@ function errorResponse(description: string, codes: readonly ErrorCode[], retry =
   }
 }
 
-function marketPath(operation: Operation, maxYear: number): Schema {
+function marketPath(operation: Operation, maxYear: number, example: ExampleCall | undefined): Schema {
   const spec = OPERATION_SPECS[operation]
   const text = DESCRIPTIONS[operation]
   const parameters = spec.parameters.map((name) => {
-    const definition =
-      name === 'year'
-        ? { description: 'Production year.', schema: integer({ minimum: MIN_YEAR, maximum: maxYear }), example: 2017 }
-        : PARAMETERS[name]!
-    return { name, in: 'query', required: ['make', 'model', 'year'].includes(name), ...definition }
+    const years = integer({ minimum: MIN_YEAR, maximum: maxYear })
+    const year = { description: 'Production year.', schema: years, example: EXAMPLE_VEHICLE.year }
+    const definition = name === 'year' ? year : PARAMETERS[name]!
+    return { name, in: 'query', required: name in EXAMPLE_VEHICLE, ...definition }
   })
   return {
     get: {
@@ -173,7 +115,8 @@ function marketPath(operation: Operation, maxYear: number): Schema {
           content: {
             'application/json': {
               schema: object({ status: { const: 'success' }, data: ref(text.data) }),
-              example: { status: 'success', data: EXAMPLES[operation] },
+              // The answer of the example request from the served snapshot; none when it is not a success.
+              ...(example?.status === 200 ? { example: JSON.parse(example.body) as unknown } : {}),
             },
           },
         },
@@ -348,10 +291,11 @@ function accountPath(summary: string, data: string, parameters: readonly Schema[
 /**
  * The OpenAPI 3.1.0 description of everything the runtime serves, built from the same
  * parameter bounds, vocabularies, operation costs and error codes the code validates
- * with, so the two cannot drift. Built once when the runtime starts: the year's upper
- * bound is the snapshot's.
+ * with, so the two cannot drift. Built when the runtime starts and again for each new
+ * snapshot: the year's upper bound is the snapshot's, and the example answers, by
+ * path, are the answers of its example requests.
  */
-export function openApiDocument(maxYear: number, serverUrl: string): Schema {
+export function openApiDocument(maxYear: number, serverUrl: string, examples: ExampleCalls = new Map()): Schema {
   const plain = (description: string, data: Schema) => ({
     get: {
       security: [],
@@ -375,7 +319,12 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
       { name: 'registration', description: 'Registration by e-mail one-time code (the web pages use these).' },
     ],
     paths: {
-      ...Object.fromEntries(OPERATIONS.map((operation) => [`/v1/market/${operation}`, marketPath(operation, maxYear)])),
+      ...Object.fromEntries(
+        OPERATIONS.map((operation) => {
+          const path = `/v1/market/${operation}`
+          return [path, marketPath(operation, maxYear, examples.get(path))]
+        }),
+      ),
       '/v1/account/me': accountPath('The account of the key: balance, totals, status (0 credits).', 'AccountData', []),
       '/v1/account/usage': accountPath('Recent transactions, newest first (0 credits).', 'UsageData', [
         {
@@ -428,7 +377,12 @@ export function openApiDocument(maxYear: number, serverUrl: string): Schema {
 }
 
 /** The document as served: its JSON and an ETag for conditional requests. */
-export function servedDocument(maxYear: number, serverUrl: string): { body: string; etag: string } {
-  const body = JSON.stringify(openApiDocument(maxYear, serverUrl))
+export interface ServedDocument {
+  readonly body: string
+  readonly etag: string
+}
+
+export function servedDocument(maxYear: number, serverUrl: string, examples: ExampleCalls): ServedDocument {
+  const body = JSON.stringify(openApiDocument(maxYear, serverUrl, examples))
   return { body, etag: etagOf(body) }
 }

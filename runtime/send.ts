@@ -14,7 +14,7 @@ export function send(
   req: IncomingMessage,
   res: ApiResponse,
   status: number,
-  body: string,
+  body: string | Buffer,
   headers: Readonly<Record<string, string | number>> = {},
   contentType = 'application/json; charset=utf-8',
 ): void {

@@ -40,10 +40,11 @@ export interface RuntimeOptions {
   /** Where e-mail goes (registration codes and keys). */
   readonly mailer: Mailer
   /**
-   * The site for the latest production year a request may name (the served snapshot's):
-   * made again when a swap changes that year.
+   * The site for the snapshot served (none before one is open): its latest production
+   * year bounds the requests the document describes, and its figures and answers are
+   * what the pages show. Made again for each snapshot swapped in.
    */
-  readonly site: (maxYear: number) => Site
+  readonly site: (snapshot: Snapshot | undefined) => Site
   /** Requests per minute per client address on every route; 0 turns the limit off. */
   readonly rateLimit: number
   /** Successful keyless market calls per client address per UTC day; 0 turns the demo tier off. */
@@ -99,7 +100,9 @@ export class Runtime {
   readonly server: Server<typeof IncomingMessage, typeof ApiResponse>
   private readonly served: ServedSnapshot
   private readonly metrics = new Metrics()
-  private document!: { readonly body: string; readonly etag: string; readonly maxYear: number }
+  private document!: { readonly body: string; readonly etag: string }
+  /** The snapshot the document, the pages and the MCP tools were made for. */
+  private described: Snapshot | undefined
   private readonly counters: Counters
   private readonly ledger: Ledger
   private readonly rate: RateLimiter
@@ -123,18 +126,18 @@ export class Runtime {
     const publicUrl = options.publicUrl.replace(/\/+$/, '')
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
-    // The OpenAPI document, and the pages and MCP tools made from it, name the latest year a request
-    // may ask for: the served snapshot's, so they are made again when a swap changes it.
+    // The OpenAPI document, and the pages and MCP tools made from it, tell of the served snapshot
+    // (the latest year a request may name, its figures, its example answers): made again for each new one.
     const describe = (snapshot: Snapshot | undefined) => {
-      const maxYear = snapshot?.maxYear ?? new Date().getUTCFullYear() + 1
-      const site = options.site(maxYear)
-      this.document = { ...site.document, maxYear }
+      const site = options.site(snapshot)
+      this.described = snapshot
+      this.document = site.document
       for (const [path, handle] of site.pages) this.get(path, handle)
       this.post('/mcp', mcpRoute({ call: (...args) => this.call(...args), openApiJson: this.document.body, publicUrl }))
     }
     this.served = new ServedSnapshot(options.snapshots, (result, serving) => {
       this.metrics.swap(result)
-      if (serving !== undefined && serving.maxYear !== this.document.maxYear) describe(serving)
+      if (serving !== undefined && serving !== this.described) describe(serving)
     })
     describe(this.served.snapshot)
     const metering = { ledger: this.ledger, demo: this.demo, served: this.served, topUpUrl: `${publicUrl}/#plans`, onLedgerFailure: () => this.storage.note() }

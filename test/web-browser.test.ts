@@ -13,6 +13,20 @@ const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const SCREENSHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url))
 
+/**
+ * Run in the page: the table cells (of displayed tables, less the header row a narrow
+ * screen hides) not within the screen's width, which a reader would have to scroll to,
+ * if they noticed them at all.
+ */
+const CELLS_OUT_OF_SIGHT = `[...document.querySelectorAll('td, th')]
+  .filter((cell) => cell.getClientRects().length > 0)
+  .filter((cell) => (cell.closest('thead') ?? cell).getBoundingClientRect().width > 1)
+  .filter((cell) => {
+    const box = cell.getBoundingClientRect()
+    return box.left < 0 || box.right > window.innerWidth + 0.5
+  })
+  .map((cell) => cell.closest('table').querySelector('th').textContent + ': ' + cell.textContent.slice(0, 40))`
+
 if (!existsSync(CHROMIUM)) {
   t.fail(`${CHROMIUM} is missing: the end-to-end tests of the web pages need Debian's chromium (apt-get install chromium, as .ci/run does)`)
 } else {
@@ -99,7 +113,14 @@ async function endToEnd(): Promise<void> {
     await page.getByRole('button', { name: 'Create my account' }).click()
     await page.getByRole('heading', { name: 'Your key is on its way' }).waitFor()
     t.ok(await page.locator('#code-step').isHidden(), 'the code form is gone')
-    t.match(await page.locator('#done-step').innerText(), email)
+    const done = await page.locator('#done-step').innerText()
+    t.match(done, email)
+    const firstCall = [
+      'curl \\',
+      '  -H "X-API-Key: ${KEY:?set KEY to your key}" \\',
+      "  'https://cars.example.test/v1/market/valuation?make=VW&model=Golf&year=2017'",
+    ]
+    t.match(done, firstCall.join('\n'), 'the first call to make with the key')
     await screenshot('register-5-done')
 
     const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(mail(email).at(-1)!.text)?.[1]
@@ -129,14 +150,28 @@ async function endToEnd(): Promise<void> {
     await screenshot('register-6-rate-limit')
   })
 
-  await t.test('every page fits a narrow screen', async (t) => {
-    await page.setViewportSize({ width: 360, height: 780 })
-    for (const path of ['/', '/register', '/docs']) {
-      await page.goto(`${base}${path}`)
-      t.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, `${path}: no sideways scrolling`)
+  await t.test('every page fits a narrow screen: every column of every table in sight, the title first', async (t) => {
+    for (const [width, height] of [[360, 780], [390, 844]] as const) {
+      await page.setViewportSize({ width, height })
+      for (const path of ['/', '/register', '/docs']) {
+        await page.goto(`${base}${path}`)
+        const at = `${width} px, ${path}`
+        const fits = await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')
+        t.equal(fits, true, `${at}: no sideways scrolling`)
+        t.same(await page.evaluate(CELLS_OUT_OF_SIGHT), [], `${at}: every table cell within the screen`)
+      }
+      await page.goto(`${base}/docs`)
+      const title = await page.locator('h1').boundingBox()
+      t.ok(title !== null && title.y + title.height <= height, `${width} px: the /docs title is on the first screen`)
+      const description = page.locator('#get-v1-market-valuation td[data-label="Description"]').first()
+      t.ok(await description.isVisible(), `${width} px: the parameters' descriptions show`)
     }
+    await screenshot('docs-narrow')
+    await page.goto(`${base}/`)
+    await screenshot('landing-narrow')
     await page.goto(`${base}/register`)
     await screenshot('register-narrow')
+    await page.setViewportSize({ width: 1280, height: 900 })
   })
 
   await t.test('no console error, failed request or request off this machine', async (t) => {

@@ -1,6 +1,10 @@
+import { execFile } from 'node:child_process'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import type { Manifest } from '../format/schema.js'
+import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 /** The address the server is told it is reached at; links under it are fetched from the test's server. */
 const PUBLIC = 'https://cars.example.test'
@@ -11,6 +15,8 @@ const ROUTES: Record<string, string> = {
   '/docs': 'text/html; charset=utf-8',
   '/llms.txt': 'text/plain; charset=utf-8',
   '/.well-known/ai-plugin.json': 'application/json; charset=utf-8',
+  '/robots.txt': 'text/plain; charset=utf-8',
+  '/favicon.ico': 'image/x-icon',
   '/logo.svg': 'image/svg+xml',
 }
 /** The MCP endpoint answers MCP messages, not page requests: its address is linked, never fetched here. */
@@ -19,16 +25,28 @@ const NOT_A_PAGE = '/mcp'
 interface Fetched {
   status: number
   headers: Record<string, string | string[] | undefined>
+  bytes: Buffer
   text: string
 }
 
+/**
+ * A market of 1,234 listings of one 2017 Golf: every market operation answers the
+ * examples but valuation-factors, which has nothing to compare (404).
+ */
+const MARKET = toCsv(rows(1234, (i) => ({ price: 30_000 + (i % 97) * 100 })))
+
 async function serve(t: Test) {
-  const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
-  const { port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--outbox', freshDir(t), '--rate-limit', '0', '--public-url', `${PUBLIC}/`, '--no-request-log'])
+  const built = await build(t, MARKET)
+  const ledger = freshDir(t)
+  const { port, child } = await spawnServe(t, [
+    ...['--snapshots', built.snapshots, '--ledger', ledger, '--outbox', freshDir(t)],
+    ...['--rate-limit', '0', '--demo-quota', '1000', '--public-url', `${PUBLIC}/`, '--no-request-log'],
+  ])
   const base = `http://127.0.0.1:${port}`
   const fetch = async (path: string, method = 'GET', headers: Record<string, string> = {}): Promise<Fetched> => {
     const response = await request(`${base}${path}`, { method, headers })
-    return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
+    const bytes = Buffer.from(await response.body.arrayBuffer())
+    return { status: response.statusCode, headers: response.headers, bytes, text: bytes.toString() }
   }
   /**
    * Every link of a text (of the page at `from`) is on this site at its public URL, and
@@ -44,11 +62,53 @@ async function serve(t: Test) {
       if (target.hash !== '') t.match(fetched.text, `id="${target.hash.slice(1)}"`, `${url} names an element of its page`)
     }
   }
-  return { fetch, resolves }
+  return { fetch, resolves, built, ledger, child, base }
 }
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+}
+
+function unescapeHtml(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+}
+
+/** The sections of /docs, by the method and path of their operation. */
+function operationSections(page: string): Map<string, string> {
+  return new Map(
+    page
+      .split('<article class="operation"')
+      .slice(1)
+      .map((chunk) => {
+        const section = chunk.slice(0, chunk.indexOf('</article>'))
+        const heading = /<span class="method [a-z]+">([A-Z]+)<\/span><code>([^<]+)<\/code>/.exec(section)
+        return [heading === null ? '' : `${heading[1]} ${heading[2]}`, section]
+      }),
+  )
+}
+
+/** The element of a page with this id, up to its closing tag (the first one: sections here do not nest). */
+function byId(page: string, id: string, tag = 'section'): string {
+  const start = page.indexOf(`<${tag} id="${id}"`)
+  return start < 0 ? '' : page.slice(start, page.indexOf(`</${tag}>`, start))
+}
+
+/** The text of each code block of some markup, and whether it is an example answer. */
+function codeBlocks(markup: string): { answer: boolean; text: string }[] {
+  return [...markup.matchAll(/<pre( class="answer")?><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) => ({
+    answer: m[1] !== undefined,
+    text: unescapeHtml(m[2]!),
+  }))
+}
+
+/** The address a curl line asks for: its last word, in single quotes. */
+function curlUrl(line: string): URL {
+  return new URL(/'([^']+)'\s*$/.exec(line)?.[1] ?? 'invalid:')
 }
 
 t.test('each page and file: status, type, CSP, caching, HEAD and conditional GET', async (t) => {
@@ -64,7 +124,11 @@ t.test('each page and file: status, type, CSP, caching, HEAD and conditional GET
     t.equal(got.headers['cache-control'], 'no-cache', `${path} is revalidated`)
     const etag = String(got.headers.etag)
     const head = await fetch(path, 'HEAD')
-    t.same([head.status, head.text, head.headers['content-length'], head.headers.etag, head.headers['content-type']], [200, '', String(Buffer.byteLength(got.text)), etag, type], `HEAD ${path}`)
+    t.same(
+      [head.status, head.text, head.headers['content-length'], head.headers.etag, head.headers['content-type']],
+      [200, '', String(got.bytes.length), etag, type],
+      `HEAD ${path}`,
+    )
     const again = await fetch(path, 'GET', { 'if-none-match': etag })
     t.same([again.status, again.text], [304, ''], `${path} unchanged`)
   }
@@ -74,6 +138,9 @@ t.test('each page and file: status, type, CSP, caching, HEAD and conditional GET
     t.notMatch(page, /<script(?![^>]*\ssrc="\/)|<style|\sstyle=|\son[a-z]+=/i, `${path}: no inline script or style, which the CSP would block`)
     const links = [...page.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((u) => !u.startsWith('mailto:'))
     t.ok(links.every((u) => /^[/#]/.test(u)), `${path} links only to this site`)
+    t.notOk(links.includes(NOT_A_PAGE), `${path} does not link the MCP endpoint, which answers a browser with an error`)
+    t.match(page, `<link rel="icon" href="/favicon.ico"`, `${path} names the ICO icon`)
+    t.match(page, `<link rel="icon" href="/logo.svg" type="image/svg+xml">`, `${path} names the SVG icon`)
     await resolves(t, links, path)
     for (const asset of links.filter((u) => u.startsWith('/assets/'))) {
       t.equal((await fetch(asset)).headers['cache-control'], 'public, max-age=31536000, immutable', `${asset} is cached for good`)
@@ -89,17 +156,7 @@ t.test('each page and file: status, type, CSP, caching, HEAD and conditional GET
 t.test('/docs renders every operation, parameter, price, answer and error code of the OpenAPI document', async (t) => {
   const { fetch } = await serve(t)
   const doc = JSON.parse((await fetch('/v1/openapi.json')).text) as { paths: Record<string, Record<string, any>> }
-  const page = (await fetch('/docs')).text
-  const sections = new Map(
-    page
-      .split('<article class="operation"')
-      .slice(1)
-      .map((chunk) => {
-        const section = chunk.slice(0, chunk.indexOf('</article>'))
-        const heading = /<span class="method [a-z]+">([A-Z]+)<\/span><code>([^<]+)<\/code>/.exec(section)
-        return [heading === null ? '' : `${heading[1]} ${heading[2]}`, section]
-      }),
-  )
+  const sections = operationSections((await fetch('/docs')).text)
   const expected = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })))
   t.same([...sections.keys()].sort(), expected.map((e) => e.name).sort(), 'one section per operation')
   for (const { name, operation } of expected) {
@@ -117,7 +174,8 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
       t.ok(section.includes(`<code>${field}</code><br><span class="small muted">body, required</span>`), `${name}: body field ${field}`)
     }
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
-      t.ok(section.includes(`<tr><td>${status}</td><td>${escapeHtml(response.description)}</td>`), `${name}: ${status}`)
+      const row = `<tr><td>${status}</td><td data-label="Meaning">${escapeHtml(response.description)}</td>`
+      t.ok(section.includes(row), `${name}: ${status}`)
       for (const code of Object.keys(response.content?.['application/json'].examples ?? {})) t.ok(section.includes(`<code>${code}</code>`), `${name}: ${status} ${code}`)
     }
     t.match(section, new RegExp(`curl [^<]*${PUBLIC.replace(/\./g, '\\.')}${name.split(' ')[1]}`), `${name}: a curl example at the public URL`)
@@ -166,4 +224,186 @@ t.test('/.well-known/ai-plugin.json: the manifest, at the public URL, pointing a
   t.equal((await fetch(manifest.logo_url.slice(PUBLIC.length))).headers['content-type'], 'image/svg+xml')
   await resolves(t, [manifest.api.url, manifest.logo_url, manifest.legal_info_url])
   t.same(JSON.parse((await fetch('/v1/openapi.json')).text).servers, [{ url: PUBLIC }], 'the same public URL as the document')
+})
+
+t.test(
+  "every example answer shown is what the server answers to the request shown with it, and so is the document's",
+  async (t) => {
+    const { fetch, ledger } = await serve(t)
+    const doc = JSON.parse((await fetch('/v1/openapi.json')).text) as { paths: Record<string, Record<string, any>> }
+    const { key } = await account(ledger, 'examples@example.pl', 1000)
+    const answerTo = async (url: URL, withKey = false) =>
+      JSON.parse((await fetch(url.pathname + url.search, 'GET', withKey ? { 'x-api-key': key } : {})).text)
+    const sections = operationSections((await fetch('/docs')).text)
+    const market = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/market/'))
+    t.equal(market.length, 5)
+    const refused: string[] = []
+    for (const path of market) {
+      const [shownRequest, shownAnswer, ...rest] = codeBlocks(sections.get(`GET ${path}`) ?? '')
+      t.same(
+        [shownRequest?.answer, shownAnswer?.answer, rest.length],
+        [false, true, 0],
+        `${path}: a request, then its answer`,
+      )
+      const url = curlUrl(shownRequest!.text)
+      t.equal(
+        `${url.origin}${url.pathname}`,
+        `${PUBLIC}${path}`,
+        `${path}: the request is of this operation at the public URL`,
+      )
+      const shown = JSON.parse(shownAnswer!.text)
+      t.same(shown, await answerTo(url), `${path}: the answer shown is the server's to ${url.search}`)
+      const keyed = await answerTo(url, true)
+      if (keyed.status === 'success') {
+        t.type(keyed.data.credits_remaining, 'number', `${path}: a keyed answer has the balance`)
+        delete keyed.data.credits_remaining
+      }
+      t.same(shown, keyed, `${path}: and so is the keyed one, less credits_remaining`)
+      const documented = doc.paths[path]!.get.responses['200'].content['application/json'].example
+      if (shown.status === 'success') t.same(documented, shown, `${path}: the document's example is the same answer`)
+      else {
+        refused.push(path)
+        t.equal(documented, undefined, `${path}: the document shows no success the data does not give`)
+      }
+    }
+    t.same(refused, ['/v1/market/valuation-factors'], 'a request the data cannot answer shows its error')
+
+    const tryIt = codeBlocks(byId((await fetch('/')).text, 'try'))
+    const requests = tryIt.filter((b) => !b.answer)
+    const answers = tryIt.filter((b) => b.answer)
+    t.same([requests.length, answers.length], [2, 1], 'the home page: a keyless and a keyed request, and the answer')
+    t.same(
+      requests.map((r) => curlUrl(r.text).href),
+      [
+        `${PUBLIC}/v1/market/valuation?make=VW&model=Golf&year=2017`,
+        `${PUBLIC}/v1/market/valuation?make=VW&model=Golf&year=2017`,
+      ],
+    )
+    t.same(
+      JSON.parse(answers[0]!.text),
+      await answerTo(curlUrl(requests[0]!.text)),
+      "the home page's answer is the server's",
+    )
+  },
+)
+
+t.test('a curl line that needs the key stops in the shell while KEY is unset', async (t) => {
+  const { fetch } = await serve(t)
+  const lines: string[] = []
+  for (const path of ['/', '/docs', '/register']) {
+    for (const block of codeBlocks((await fetch(path)).text))
+      if (block.text.startsWith('curl') && block.text.includes('X-API-Key')) lines.push(block.text)
+  }
+  t.equal(
+    lines.length,
+    9,
+    'the keyed examples: the seven market and account operations of /docs, the home page and the registration',
+  )
+  for (const line of lines) t.match(line, '-H "X-API-Key: ${KEY:?set KEY to your key}"', 'the key from $KEY, or a stop')
+  const env = { PATH: process.env.PATH ?? '' }
+  const run = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    execFile('bash', ['-c', lines[0]!], { env }, (error, _stdout, stderr) =>
+      resolve({ code: error === null ? 0 : (error.code as number), stderr }),
+    ),
+  )
+  t.not(run.code, 0, 'bash refuses to run it')
+  t.match(run.stderr, 'set KEY to your key', 'and says why')
+})
+
+t.test('the figures on the pages are those of the snapshot served, and follow a new one', async (t) => {
+  const { fetch, built, child } = await serve(t)
+  const shows = async (manifest: Manifest, label: string) => {
+    const listings = manifest.counts.listings_kept.toLocaleString('en-US')
+    const landing = (await fetch('/')).text
+    t.match(landing, `<li>Aggregated from ${listings} listings</li>`, `${label}: the home page's listing count`)
+    t.match(
+      landing,
+      `<li>${manifest.counts.makes} makes, ${manifest.counts.models} models</li>`,
+      `${label}: makes and models`,
+    )
+    t.match(
+      (await fetch('/llms.txt')).text,
+      `aggregated from ${listings} listings of ${manifest.counts.makes} makes`,
+      `${label}: llms.txt's`,
+    )
+    for (const path of ['/', '/docs'])
+      t.match((await fetch(path)).text, `<time datetime="${manifest.as_of}">`, `${label}: ${path} tells the as-of date`)
+  }
+  t.equal(built.snapshot.manifest.counts.listings_kept, 1234)
+  await shows(built.snapshot.manifest, 'the first snapshot')
+  t.notMatch((await fetch('/')).text, /1\.4 million/, 'no figure the snapshot does not hold')
+  const answerShown = async () =>
+    JSON.parse(codeBlocks(byId((await fetch('/')).text, 'try')).find((b) => b.answer)!.text)
+  t.equal((await answerShown()).data.sample_size, 1234)
+
+  const next = await build(t, toCsv(rows(2345, (i) => ({ price: 40_000 + (i % 89) * 100 }))), {
+    snapshots: built.snapshots,
+    asOf: '2026-10-31',
+  })
+  child.kill('SIGHUP')
+  for (let tries = 0; tries < 100 && !(await fetch('/llms.txt')).text.includes('2,345'); tries++)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  await shows(next.snapshot.manifest, 'the next snapshot')
+  t.equal((await answerShown()).data.sample_size, 2345, 'the example answers are of the new snapshot')
+})
+
+t.test(
+  '/docs#mcp: how to connect a desktop client and an HTTP client, and every tool the endpoint offers',
+  async (t) => {
+    const { fetch, base } = await serve(t)
+    const mcp = byId((await fetch('/docs')).text, 'mcp')
+    t.match(mcp, '<h2 id="mcp-title">MCP</h2>')
+    t.match(mcp, `<code>npx carmarket mcp --base-url ${PUBLIC}</code>`, 'the stdio command, at the public URL')
+    const config = JSON.parse(codeBlocks(mcp)[0]!.text)
+    t.same(
+      config.mcpServers.carmarket.args,
+      ['carmarket', 'mcp', '--base-url', PUBLIC],
+      "a desktop client's configuration",
+    )
+    t.match(mcp, `<code>${PUBLIC}/mcp</code>`, 'the Streamable HTTP endpoint, as text')
+    t.notMatch(mcp, /href="[^"]*\/mcp"/, 'not as a link a browser would open')
+    const client = new Client({ name: 'carmarket-test', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { 'X-API-Key': 'cm_any' } },
+      }),
+    )
+    t.teardown(() => client.close())
+    const { tools } = await client.listTools()
+    t.equal(tools.length, 7, 'with a key: the market and account tools')
+    const listed = [...mcp.matchAll(/<tr><td><code>([a-z_]+)<\/code>/g)].map((m) => m[1])
+    t.same(
+      listed,
+      tools.map((tool) => tool.name),
+      'the section lists every tool the endpoint offers, in its order',
+    )
+    const landing = (await fetch('/')).text
+    t.match(landing, '<a href="/docs#mcp">', 'the home page links the section')
+  },
+)
+
+t.test('/robots.txt keeps crawlers to the pages; /favicon.ico is an icon', async (t) => {
+  const { fetch } = await serve(t)
+  const robots = (await fetch('/robots.txt')).text.split('\n')
+  t.same(robots.slice(0, 4), ['User-agent: *', 'Allow: /', 'Disallow: /v1/', 'Disallow: /mcp'])
+  const icon = (await fetch('/favicon.ico')).bytes
+  t.same([icon.readUInt16LE(0), icon.readUInt16LE(2)], [0, 1], 'an ICO file')
+  const images = Array.from({ length: icon.readUInt16LE(4) }, (_, i) => {
+    const entry = 6 + 16 * i
+    const [size, bytes, offset] = [icon.readUInt8(entry), icon.readUInt32LE(entry + 8), icon.readUInt32LE(entry + 12)]
+    const bitmap = icon.subarray(offset, offset + bytes)
+    // A 32-bit BMP of double height (the image and its mask), then the pixels and the mask.
+    t.same(
+      [bitmap.readUInt32LE(0), bitmap.readInt32LE(4), bitmap.readInt32LE(8), bitmap.readUInt16LE(14)],
+      [40, size, size * 2, 32],
+      `the ${size} px image's header`,
+    )
+    t.equal(bytes, 40 + size * size * 4 + Math.ceil(size / 32) * 4 * size, `the ${size} px image's length`)
+    const pixel = (x: number, y: number) =>
+      bitmap.subarray(40 + ((size - 1 - y) * size + x) * 4, 44 + ((size - 1 - y) * size + x) * 4)
+    t.same([...pixel(0, 0)], [0, 0, 0, 0], `${size} px: a transparent corner`)
+    t.same([...pixel(size / 8, size / 2)], [0xd8, 0x4e, 0x1d, 255], `${size} px: the blue ground`)
+    return size
+  })
+  t.same(images, [16, 32])
 })

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document as the web pages read it: every operation with its parameters,
- * price, key requirement and answers, in typed form. The pages are generated from this
+ * price, key requirement and responses, in typed form. The pages are generated from this
  * view of the served document, so they cannot drift from it.
  */
 
@@ -41,7 +41,6 @@ export interface OperationView {
   readonly key: KeyUse
   readonly parameters: readonly ParameterView[]
   readonly bodyExample: unknown
-  readonly responseExample: unknown
   readonly responses: readonly ResponseView[]
 }
 
@@ -117,7 +116,6 @@ function operationView(path: string, method: string, operation: Json, globalSecu
       ...(body === undefined ? [] : bodyFields(record(body.schema, `${where} body schema`))),
     ],
     bodyExample: body?.example,
-    responseExample: responses['200'] === undefined ? undefined : json(record(responses['200'], `${where} 200`), where)?.example,
     responses: Object.entries(responses).map(([status, response]) => {
       const r = record(response, `${where} ${status}`)
       return { status, description: text(r.description, `${where} ${status} description`), codes: Object.keys(json(r, where)?.examples ?? {}) }

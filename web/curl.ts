@@ -1,23 +1,40 @@
 import type { ApiView, OperationView } from './api-view.js'
 
+/** The shell variable the curl examples read the key from. */
+export const KEY_VARIABLE = 'KEY'
+
+/** $KEY, or a stop with a message when KEY is unset or empty. */
+const KEY_OR_STOP = `\${${KEY_VARIABLE}:?set ${KEY_VARIABLE} to your key}`
+
 /** A shell word in single quotes, whatever it holds. */
 function quoted(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`
 }
 
 /**
- * A curl command for an operation, with its required parameters set to the document's
- * examples. `withKey` adds the key header (read from $CARMARKET_KEY) where the
- * operation takes one; without it a market call is a keyless demo call.
+ * A curl command for an operation with `query` (by default its required parameters at
+ * the document's examples). `withKey` adds the key header where the operation takes one,
+ * read from $KEY in a form that stops the shell when KEY is unset or empty: a call
+ * without the key would otherwise be sent keyless, and answered by the demo tier or
+ * refused, rather than fail where the mistake is.
  */
-export function curlExample(api: ApiView, operation: OperationView, withKey: boolean): string {
-  const query = operation.parameters
-    .flatMap((p) => (p.location === 'query' && p.required && p.example !== undefined ? [`${p.name}=${encodeURIComponent(p.example)}`] : []))
-    .join('&')
+export function curlExample(
+  api: ApiView,
+  operation: OperationView,
+  withKey: boolean,
+  query = requiredExamples(operation),
+): string {
   const words = ['curl']
   if (operation.method !== 'GET') words.push(`-X ${operation.method}`)
-  if (withKey && operation.key !== 'none') words.push(`-H "${api.keyHeader}: $CARMARKET_KEY"`)
-  if (operation.bodyExample !== undefined) words.push(`-H 'Content-Type: application/json'`, `-d ${quoted(JSON.stringify(operation.bodyExample))}`)
+  if (withKey && operation.key !== 'none') words.push(`-H "${api.keyHeader}: ${KEY_OR_STOP}"`)
+  if (operation.bodyExample !== undefined) {
+    words.push(`-H 'Content-Type: application/json'`, `-d ${quoted(JSON.stringify(operation.bodyExample))}`)
+  }
   words.push(quoted(`${api.server}${operation.path}${query === '' ? '' : `?${query}`}`))
   return words.join(' \\\n  ')
+}
+
+function requiredExamples(operation: OperationView): string {
+  const shown = operation.parameters.filter((p) => p.location === 'query' && p.required && p.example !== undefined)
+  return shown.map((p) => `${p.name}=${encodeURIComponent(p.example!)}`).join('&')
 }

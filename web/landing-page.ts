@@ -3,12 +3,14 @@ import { VOIVODESHIPS } from '../format/vocabulary.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { SIGNUP_CREDITS } from '../runtime/registration.js'
 import type { OperationView } from './api-view.js'
-import { curlExample } from './curl.js'
+import { KEY_VARIABLE, curlExample } from './curl.js'
+import { exampleAnswer, exampleOf } from './example.js'
+import { figures } from './figures.js'
 import { html } from './html.js'
 import { layout } from './layout.js'
-import { prettyJson } from './pretty-json.js'
 import { CREDIT_USD, PLANS, count, dollars } from './plans.js'
 import type { Site } from './site.js'
+import { table } from './table.js'
 
 /** The operation the landing page shows as its example: the first market one. */
 function example(site: Site): OperationView {
@@ -21,6 +23,8 @@ function example(site: Site): OperationView {
 export function landingPage(site: Site): string {
   const api = site.api
   const first = example(site)
+  const answer = exampleOf(site, first)
+  const facts = figures(site.served)
   const valuationCredits = OPERATION_SPECS.valuation.credits
   const market = api.operations.filter((o) => o.tag === 'market')
   const mailto = (subject: string) => `mailto:${site.sales}?subject=${encodeURIComponent(subject)}`
@@ -29,7 +33,13 @@ export function landingPage(site: Site): string {
 <h1>Polish used-car market data, one HTTP call away</h1>
 <p class="lead">Valuation, price history, liquidity, valuation factors and regional pricing for any make, model and production year on the Polish used-car market, as JSON.</p>
 <ul class="facts">
-<li>Aggregated from more than 1.4 million listings</li>
+${
+  facts === undefined
+    ? html`<li>Aggregated from publicly available listings</li>`
+    : html`<li>Aggregated from ${facts.listings} listings</li>
+<li>${facts.makes} makes, ${facts.models} models</li>
+<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`
+}
 <li>Prices in PLN</li>
 <li>All ${VOIVODESHIPS.length} voivodeships</li>
 <li>Up to ${HISTORY_MONTHS} months of history</li>
@@ -46,25 +56,41 @@ export function landingPage(site: Site): string {
 ${
   site.demoQuota > 0
     ? html`<p>No key is needed to try: without an <code>${api.keyHeader}</code> header a market call is answered by the keyless demo tier, with real data, ${site.demoQuota} calls a day per address.</p>
-<pre><code>${curlExample(api, first, false)}</code></pre>`
-    : false
+<pre><code>${curlExample(api, first, false, answer?.query)}</code></pre>`
+    : html`<p>Send your key in the <code>${api.keyHeader}</code> header, from the shell variable
+<code>${KEY_VARIABLE}</code>:</p>
+<pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
 }
-<p>With a key, send it in the <code>${api.keyHeader}</code> header; every answer then tells you what the call cost and what is left:</p>
-<pre><code>${curlExample(api, first, true)}</code></pre>
-${first.responseExample === undefined ? false : html`<pre aria-label="Example answer"><code>${prettyJson(first.responseExample)}</code></pre>`}
+${answer === undefined ? false : html`<p>The answer, from the data served now:</p>
+${exampleAnswer(answer)}`}
+${
+  site.demoQuota > 0
+    ? html`<p>With a key, send it in the <code>${api.keyHeader}</code> header (here from the shell variable
+<code>${KEY_VARIABLE}</code>); the answer then also carries <code>credits_remaining</code>, what is left after the
+call:</p>
+<pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
+    : html`<p>Every answer tells what the call cost (<code>credits_used</code>) and what is left
+(<code>credits_remaining</code>).</p>`
+}
 <p class="muted">Makes and models are matched for you: aliases such as VW or 320d, and English family names such as 3 Series, resolve to the canonical names of the Polish market, shown in the <code>matched</code> block.</p>
 </section>
 
 <section id="operations" aria-labelledby="operations-title">
 <h2 id="operations-title">What you can ask</h2>
-<div class="table"><table>
-<thead><tr><th scope="col">Operation</th><th scope="col">What it returns</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Cost</th></tr></thead>
-<tbody>
-${market.map(
-  (o) => html`<tr><td><a href="/docs#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code></td><td>${o.lead}</td><td class="num">${o.credits ?? 0}</td><td class="num">${dollars((o.credits ?? 0) * CREDIT_USD)}</td></tr>`,
+${table(
+  [
+    { label: 'Operation' },
+    { label: 'What it returns' },
+    { label: 'Credits', numeric: true },
+    { label: 'Cost', numeric: true },
+  ],
+  market.map((o) => [
+    html`<a href="/docs#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code>`,
+    o.lead,
+    o.credits ?? 0,
+    dollars((o.credits ?? 0) * CREDIT_USD),
+  ]),
 )}
-</tbody>
-</table></div>
 <p class="muted">The account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free. A call that fails (a bad parameter, too little data, a server error) is refunded automatically.</p>
 </section>
 
@@ -100,7 +126,8 @@ ${PLANS.map(
 <ul class="links">
 <li><a href="/docs">API reference</a><p class="small muted">Every operation with its parameters, prices, answers, errors and a curl example.</p></li>
 <li><a href="/v1/openapi.json">OpenAPI document</a><p class="small muted">The machine-readable description (OpenAPI 3.1), for clients and code generators.</p></li>
-<li><a href="/mcp">MCP endpoint</a><p class="small muted">A Model Context Protocol server (Streamable HTTP) for AI assistants; works without a key too.</p></li>
+<li><a href="/docs#mcp">MCP server</a><p class="small muted">The operations as Model Context Protocol tools for AI
+assistants, from a desktop client or over HTTP; they work without a key too.</p></li>
 <li><a href="/llms.txt">llms.txt</a><p class="small muted">A short guide to the API for language models.</p></li>
 </ul>
 </section>

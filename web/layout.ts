@@ -1,3 +1,4 @@
+import { FAVICON } from './favicon.js'
 import { html, type Html } from './html.js'
 import { LOGO } from './logo.js'
 import type { Resource } from './resource.js'
@@ -28,6 +29,7 @@ export function layout(page: Page): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title}</title>
 <meta name="description" content="${page.description}">
+<link rel="icon" href="${FAVICON.path}" sizes="16x16 32x32">
 <link rel="icon" href="${LOGO.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 ${page.script === undefined ? false : html`<script src="${page.script.path}" defer></script>`}
@@ -44,7 +46,7 @@ ${page.main}
 <nav aria-label="Machine-readable">
 <a href="/docs">API reference</a>
 <a href="/v1/openapi.json">OpenAPI document</a>
-<a href="/mcp">MCP endpoint</a>
+<a href="/docs#mcp">MCP</a>
 <a href="/llms.txt">llms.txt</a>
 <a href="/.well-known/ai-plugin.json">Plugin manifest</a>
 <a href="/#legal">Terms</a>

@@ -2,6 +2,7 @@ import { HISTORY_MONTHS, MIN_LISTINGS, OPERATIONS, type Operation } from '../for
 import { VOIVODESHIPS } from '../format/vocabulary.js'
 import { SIGNUP_CREDITS } from '../runtime/registration.js'
 import type { OperationView } from './api-view.js'
+import { figures } from './figures.js'
 import { CREDIT_USD, PLANS, count, dollars } from './plans.js'
 import type { Site } from './site.js'
 
@@ -20,6 +21,8 @@ const USE: ReadonlyMap<string, string> = new Map([
   ['/v1/account/me', 'Use it to check the credit balance before a series of paid calls, and whether the account is active.'],
   ['/v1/account/usage', 'Use it to list recent charges and refunds, for instance to reconcile spending.'],
 ])
+
+const MCP_SET_UP = 'how to connect a desktop client (stdio, `npx carmarket mcp`) or an HTTP client, and the tools.'
 
 /**
  * `/llms.txt` (the llms.txt convention: a title, a summary in a quote, then sections of
@@ -43,11 +46,17 @@ export function llmsTxt(site: Site): string {
     site.demoQuota > 0
       ? `Without the header, market calls are served by the keyless demo tier: real data, ${site.demoQuota} calls per client address per day, then 429 DEMO_LIMIT_REACHED with \`register_url\`.`
       : 'Every market call needs a key on this server.'
+  const facts = figures(site.served)
+  const source =
+    facts === undefined
+      ? 'aggregated from publicly available listings'
+      : `aggregated from ${facts.listings} listings of ${facts.makes} makes and ${facts.models} models` +
+        ` (data as of ${facts.asOf})`
   const smallest = PLANS[0]
   const largest = PLANS[PLANS.length - 1]!
   return `# carmarket: ${api.title}
 
-> ${api.description} Statistics only, never individual listings: aggregated from more than 1.4 million listings, ${VOIVODESHIPS.length} voivodeships, up to ${HISTORY_MONTHS} months of monthly history, refreshed nightly. Valuations are statistical estimates, not offers.
+> ${api.description} Statistics only, never individual listings: ${source}, ${VOIVODESHIPS.length} voivodeships, up to ${HISTORY_MONTHS} months of monthly history, refreshed nightly. Valuations are statistical estimates, not offers.
 
 - Base URL: ${api.server}. Every answer is JSON: \`{"status":"success","data":{...}}\` or \`{"status":"error","error":{"code":"...","message":"..."}}\`.
 - Authentication: send the key in the \`${api.keyHeader}\` header. ${demo} A header that is present but empty or unknown is 401 UNAUTHORIZED.
@@ -68,6 +77,7 @@ ${tagged('account').map(line).join('\n')}
 - [OpenAPI document](${site.url}/v1/openapi.json): the machine-readable description (OpenAPI 3.1): every parameter with its accepted values and bounds, every answer and error.
 - [API reference](${site.url}/docs): the same for people, with a curl example of each operation.
 - [MCP endpoint](${site.url}/mcp): a Model Context Protocol server over Streamable HTTP offering these operations as tools; it works without a key too (the demo tier).
+- [MCP set-up](${site.url}/docs#mcp): ${MCP_SET_UP}
 - [Registration](${site.url}/register): a key and ${SIGNUP_CREDITS} free credits, by e-mail.
 
 ## Optional

@@ -1,5 +1,5 @@
 import { SIGNUP_CREDITS } from '../runtime/registration.js'
-import { curlExample } from './curl.js'
+import { KEY_VARIABLE, curlExample } from './curl.js'
 import { html } from './html.js'
 import { layout } from './layout.js'
 import { REGISTER_SCRIPT } from './register-script.js'
@@ -11,6 +11,8 @@ import type { Site } from './site.js'
  */
 export function registerPage(site: Site): string {
   const registration = site.api.operations.filter((o) => o.tag === 'registration')
+  const firstCall = site.api.operations.find((o) => o.path === '/v1/market/valuation')
+  if (firstCall === undefined) throw new Error('OpenAPI document: no /v1/market/valuation')
   const main = html`<div class="wrap">
 <div class="card" id="register">
 <h1>Get your free API key</h1>
@@ -42,7 +44,11 @@ export function registerPage(site: Site): string {
 <section id="done-step" tabindex="-1" aria-labelledby="done-title" hidden>
 <h2 id="done-title">Your key is on its way</h2>
 <p>Look in the inbox of <strong id="done-to"></strong>: the key is in that e-mail and only there, so keep it safe. Your account starts with ${SIGNUP_CREDITS} free credits.</p>
-<p>Send the key in the <code>${site.api.keyHeader}</code> header of each call. Next: the <a href="/docs">API reference</a>, or the <a href="/#plans">plans</a> for more credits.</p>
+<p>Send the key in the <code>${site.api.keyHeader}</code> header of each call. Your first one: put the key in the
+shell variable <code>${KEY_VARIABLE}</code> (type <code>${KEY_VARIABLE}=</code> and paste it), then ask for a
+valuation, ${firstCall.credits ?? 0} credits:</p>
+<pre><code>${curlExample(site.api, firstCall, true)}</code></pre>
+<p>Next: the <a href="/docs">API reference</a>, or the <a href="/#plans">plans</a> for more credits.</p>
 </section>
 </div>
 </div>`

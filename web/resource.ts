@@ -5,7 +5,8 @@ import { send, type ApiResponse } from '../runtime/send.js'
 /** A response built once at start-up: a request for it is a map look-up and a write. */
 export interface Resource {
   readonly path: string
-  readonly body: string
+  /** Text, or the bytes of an image drawn in code. */
+  readonly body: string | Buffer
   readonly contentType: string
   readonly etag: string
   readonly cacheControl: string
@@ -18,7 +19,7 @@ export interface Resource {
 export const CONTENT_SECURITY_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /** A document at a fixed address: revalidated on each use, so a deploy shows at once. */
-export function resource(path: string, body: string, contentType: string): Resource {
+export function resource(path: string, body: string | Buffer, contentType: string): Resource {
   return { path, body, contentType, etag: etagOf(body), cacheControl: 'no-cache' }
 }
 

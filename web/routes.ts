@@ -2,30 +2,39 @@ import type { IncomingMessage } from 'node:http'
 import type { ApiResponse } from '../runtime/send.js'
 import { aiPlugin } from './ai-plugin.js'
 import { docsPage } from './docs-page.js'
+import { FAVICON } from './favicon.js'
 import { landingPage } from './landing-page.js'
 import { llmsTxt } from './llms-txt.js'
 import { LOGO } from './logo.js'
 import { registerPage } from './register-page.js'
 import { REGISTER_SCRIPT } from './register-script.js'
 import { resource, serveResource } from './resource.js'
-import { site } from './site.js'
+import { ROBOTS } from './robots.js'
+import { site, type Served } from './site.js'
 import { STYLESHEET } from './style.js'
 
 const HTML = 'text/html; charset=utf-8'
 
 /**
  * The web pages and the files for language-model tooling, each built once from the
- * served OpenAPI document (its JSON), the public URL and the demo quota: a path and the
- * handler of its GET (and HEAD).
+ * served OpenAPI document (its JSON), the public URL, the demo quota and the snapshot
+ * served (none before one is open): a path and the handler of its GET (and HEAD).
  */
-export function webRoutes(documentJson: string, publicUrl: string, demoQuota: number): [string, (req: IncomingMessage, res: ApiResponse) => void][] {
-  const s = site(documentJson, publicUrl, demoQuota)
+export function webRoutes(
+  documentJson: string,
+  publicUrl: string,
+  demoQuota: number,
+  served?: Served,
+): [string, (req: IncomingMessage, res: ApiResponse) => void][] {
+  const s = site(documentJson, publicUrl, demoQuota, served)
   const resources = [
     resource('/', landingPage(s), HTML),
     resource('/register', registerPage(s), HTML),
     resource('/docs', docsPage(s), HTML),
     resource('/llms.txt', llmsTxt(s), 'text/plain; charset=utf-8'),
     resource('/.well-known/ai-plugin.json', aiPlugin(s), 'application/json; charset=utf-8'),
+    ROBOTS,
+    FAVICON,
     LOGO,
     STYLESHEET,
     REGISTER_SCRIPT,

@@ -1,19 +1,40 @@
+import type { Manifest } from '../format/schema.js'
+import { toolset, type ToolDefinition } from '../mcp/tools.js'
+import type { ExampleCalls } from '../runtime/example-calls.js'
 import { apiView, type ApiView } from './api-view.js'
 
-/** What every page is built from: the served document, the public address and the demo quota. */
+/** What the pages tell of the snapshot served: its manifest, and its answers to the example requests. */
+export interface Served {
+  readonly manifest: Manifest
+  readonly examples: ExampleCalls
+}
+
+/** What every page is built from: the served document, the public address, the demo quota and the snapshot. */
 export interface Site {
   /** The public URL without a trailing slash: the base of every absolute link. */
   readonly url: string
   readonly api: ApiView
+  /** The MCP tools, made from the document as the MCP endpoint makes them. */
+  readonly tools: readonly ToolDefinition[]
   /** Keyless market calls per client address per day; 0 when the demo tier is off. */
   readonly demoQuota: number
   /** Where plans are bought and where support answers: mailboxes at the public URL's host. */
   readonly sales: string
   readonly support: string
+  /** None while no snapshot is open: the pages then show no figures and no example answers. */
+  readonly served: Served | undefined
 }
 
-export function site(documentJson: string, publicUrl: string, demoQuota: number): Site {
+export function site(documentJson: string, publicUrl: string, demoQuota: number, served?: Served): Site {
   const url = publicUrl.replace(/\/+$/, '')
   const host = new URL(url).hostname
-  return { url, api: apiView(documentJson), demoQuota, sales: `sales@${host}`, support: `support@${host}` }
+  return {
+    url,
+    api: apiView(documentJson),
+    tools: toolset(JSON.parse(documentJson) as Record<string, unknown>).tools,
+    demoQuota,
+    sales: `sales@${host}`,
+    support: `support@${host}`,
+    served,
+  }
 }

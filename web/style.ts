@@ -93,12 +93,35 @@ section { margin-bottom: 3rem; }
 .small { font-size: .9rem; }
 
 .table { overflow-x: auto; margin: 0 0 1.2em; border: 1px solid var(--line); border-radius: var(--radius); }
-table { border-collapse: collapse; width: 100%; font-size: .95rem; min-width: 34rem; }
-table.compact { min-width: 0; }
+table { border-collapse: collapse; width: 100%; font-size: .95rem; }
 th, td { text-align: left; vertical-align: top; padding: .6rem .8rem; border-bottom: 1px solid var(--line); }
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 tr:last-child td { border-bottom: none; }
 td.num, th.num { text-align: right; white-space: nowrap; }
+/* A narrow screen has no room for columns side by side: each row becomes a card, each cell led by its column's name. */
+@media (max-width: 40rem) {
+  .table { border: none; border-radius: 0; overflow: visible; }
+  .table table, .table tbody, .table tr, .table td { display: block; }
+  .table thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  .table tr { border: 1px solid var(--line); border-radius: var(--radius); padding: .6rem .9rem; margin-bottom: .6rem; }
+  .table td, .table td.num, .operation .table td:first-child {
+    border: none;
+    padding: .15rem 0;
+    text-align: left;
+    white-space: normal;
+  }
+  .table td:empty { display: none; }
+  .table td[data-label]::before {
+    content: attr(data-label);
+    display: block;
+    font-size: .75rem;
+    font-weight: 600;
+    text-transform: uppercase;
+    letter-spacing: .05em;
+    color: var(--muted);
+  }
+  .table td code { white-space: normal; overflow-wrap: anywhere; }
+}
 
 .plans { display: grid; grid-template-columns: repeat(auto-fit, minmax(10.5rem, 1fr)); gap: 1rem; margin: 1.5rem 0; }
 .plan { border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem; background: #fff; display: flex; flex-direction: column; gap: .35rem; }
@@ -138,10 +161,20 @@ input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace,
 .docs { display: grid; gap: 2rem; }
 .docs > * { min-width: 0; }
 .docs h1 { font-size: clamp(1.7rem, 3.2vw, 2.2rem); }
-.toc ul { list-style: none; padding: 0; margin: 0 0 1rem; }
-.toc li { margin: .2rem 0; }
-.toc h2 { font-size: .8rem; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); margin: 1rem 0 .4rem; }
-.toc a { text-decoration: none; font-size: .93rem; }
+.toc ul, .contents ul { list-style: none; padding: 0; margin: 0 0 1rem; }
+.toc li, .contents li { margin: .2rem 0; }
+.toc h2, .contents h2 {
+  font-size: .8rem;
+  text-transform: uppercase;
+  letter-spacing: .06em;
+  color: var(--muted);
+  margin: 1rem 0 .4rem;
+}
+.toc a, .contents a { text-decoration: none; font-size: .93rem; }
+/* The contents: a closed disclosure under the title on a narrow screen, a sidebar on a wide one. */
+.toc { display: none; }
+.contents { border: 1px solid var(--line); border-radius: var(--radius); padding: .6rem 1rem; margin: 0 0 2rem; }
+.contents summary { cursor: pointer; font-weight: 600; }
 .operation { border-top: 1px solid var(--line); padding-top: 1.5rem; margin-top: 2rem; }
 .operation h3 { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; margin-top: 0; font-size: 1.15rem; }
 .operation h3 code { background: none; border: none; padding: 0; font-size: 1rem; overflow-wrap: anywhere; }
@@ -153,7 +186,9 @@ input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace,
 .tag-description { color: var(--muted); }
 @media (min-width: 60rem) {
   .docs { grid-template-columns: 15rem minmax(0, 1fr); }
-  .toc { position: sticky; top: 1rem; align-self: start; max-height: calc(100vh - 2rem); overflow-y: auto; }
+  .toc { display: block; position: sticky; top: 1rem; align-self: start; }
+  .toc { max-height: calc(100vh - 2rem); overflow-y: auto; }
+  .contents { display: none; }
 }
 
 footer.site { border-top: 1px solid var(--line); background: var(--soft); padding: 1.5rem 0; font-size: .92rem; color: var(--muted); }
