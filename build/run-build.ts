@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
+import { latestYear } from '../format/bounds.js'
 import { isoDate, yearOfDay } from '../format/calendar.js'
 import { SCHEMA_VERSION, type Manifest } from '../format/schema.js'
 import { CURATED_ALIASES, extendAliasTable, loadAliasTable } from './alias-table.js'
@@ -87,7 +88,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     const source = await openSource(options.input, options.stdin)
     const read = await readInParallel(
       source.bytes,
-      { fx: options.fx ?? new Map<string, number>(), maxYear: givenAsOf === undefined ? undefined : yearOfDay(givenAsOf) + 1 },
+      { fx: options.fx ?? new Map<string, number>(), maxYear: givenAsOf === undefined ? undefined : latestYear(yearOfDay(givenAsOf)) },
       () => progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes }),
     )
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })

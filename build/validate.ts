@@ -1,3 +1,4 @@
+import { MAX_MILEAGE, MAX_PRICE, MIN_PRICE, MIN_YEAR } from '../format/bounds.js'
 import { DAY_MS } from '../format/calendar.js'
 import { UNKNOWN, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
 import { COL, type Column, type RawRow } from './export-reader.js'
@@ -46,11 +47,6 @@ export interface ValidationRules {
   /** Latest production year accepted, when the as-of date is known before reading. */
   readonly maxYear: number | undefined
 }
-
-export const MIN_YEAR = 1900
-export const MIN_PRICE = 100
-export const MAX_PRICE = 10_000_000
-export const MAX_MILEAGE = 3_000_000
 
 const DECIMAL = /^-?\d+(\.\d+)?$/
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i

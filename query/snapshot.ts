@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { latestYear } from '../format/bounds.js'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
@@ -76,7 +77,7 @@ export class Snapshot {
       }
       if (manifest.build_id !== buildId) throw new Error(`${join(dir, MANIFEST_FILE)} is of build ${buildId}, ${file} of build ${manifest.build_id}`)
       this.manifest = manifest
-      this.maxYear = Number(manifest.as_of.slice(0, 4)) + 1
+      this.maxYear = latestYear(Number(manifest.as_of.slice(0, 4)))
       this.names = new NameResolver(meta.get('names') as NameIndex)
       this.answers = this.root.openDB(ANSWERS_OPTIONS)
       this.columns = this.root.openDB({ name: COLUMNS_DB, encoding: 'binary' })

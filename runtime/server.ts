@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { latestYear } from '../format/bounds.js'
 import { OPERATIONS } from '../format/schema.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
@@ -126,7 +127,7 @@ export class Runtime {
     // The OpenAPI document, and the pages and MCP tools made from it, name the latest year a request
     // may ask for: the served snapshot's, so they are made again when a swap changes it.
     const describe = (snapshot: Snapshot | undefined) => {
-      const maxYear = snapshot?.maxYear ?? new Date().getUTCFullYear() + 1
+      const maxYear = snapshot?.maxYear ?? latestYear(new Date().getUTCFullYear())
       const site = options.site(maxYear)
       this.document = { ...site.document, maxYear }
       for (const [path, handle] of site.pages) this.get(path, handle)
