@@ -1,13 +1,12 @@
 import { HISTORY_MONTHS } from '../format/schema.js'
 import { VOIVODESHIPS } from '../format/vocabulary.js'
-import { OPERATION_SPECS } from '../query/operations.js'
-import { SIGNUP_CREDITS } from '../runtime/registration.js'
+import { CREDIT_USD, OPERATION_CREDITS, PLANS, SIGNUP_CREDITS } from '../query/prices.js'
 import type { OperationView } from './api-view.js'
 import { curlExample } from './curl.js'
 import { html } from './html.js'
 import { layout } from './layout.js'
 import { prettyJson } from './pretty-json.js'
-import { CREDIT_USD, PLANS, count, dollars } from './plans.js'
+import { count, dollars } from './amounts.js'
 import type { Site } from './site.js'
 
 /** The operation the landing page shows as its example: the first market one. */
@@ -21,7 +20,7 @@ function example(site: Site): OperationView {
 export function landingPage(site: Site): string {
   const api = site.api
   const first = example(site)
-  const valuationCredits = OPERATION_SPECS.valuation.credits
+  const valuationCredits = OPERATION_CREDITS.valuation
   const market = api.operations.filter((o) => o.tag === 'market')
   const mailto = (subject: string) => `mailto:${site.sales}?subject=${encodeURIComponent(subject)}`
   const main = html`<div class="wrap">
