@@ -1,38 +1,8 @@
 import { StringDecoder } from 'node:string_decoder'
+import { COL, COLUMNS, REQUIRED_COLUMNS, type Column } from '../format/export-columns.js'
 import { BuildError } from './build-error.js'
 import { CsvRecord, CsvTokenizer, MAX_RECORD_BYTES } from './csv.js'
 import type { TextTable } from './text-table.js'
-
-/** The columns of the listings export (data contract, section 1). */
-export const COLUMNS = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'currency',
-  'mileage_km',
-  'fuel_type',
-  'gearbox',
-  'imported',
-  'voivodeship',
-  'first_seen',
-  'last_seen',
-  'active',
-] as const
-export type Column = (typeof COLUMNS)[number]
-/** Position of each column in COLUMNS: rows are read by these numbers, not by name. */
-export const COL = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as { readonly [C in Column]: number }
-export const REQUIRED_COLUMNS: readonly Column[] = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'first_seen',
-  'last_seen',
-  'active',
-]
 
 /**
  * One data row, read by column (a COL number). Values are trimmed of spaces and tabs; an

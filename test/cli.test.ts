@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { CURRENT_LINK, MANIFEST_FILE } from '../format/schema.js'
-import { COLUMNS, build, carmarket, freshDir, rows, toCsv } from './support.js'
+import { COLUMNS } from '../format/export-columns.js'
+import { build, carmarket, freshDir, rows, toCsv } from './support.js'
 
 t.test('--help lists the commands', async (t) => {
   const top = await carmarket(['--help'])

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { BuildError } from '../build/build-error.js'
-import { COL, COLUMNS, readExport, type ExportFormat } from '../build/export-reader.js'
+import { readExport, type ExportFormat } from '../build/export-reader.js'
+import { COL, COLUMNS } from '../format/export-columns.js'
 import { runBuild } from '../build/run-build.js'
 import { build, reference, row, toCsv, vehicle } from './support.js'
 
@@ -401,7 +402,7 @@ t.test('a full build of a CSV using every quoting feature', async (t) => {
   const data = [superseded, ...golf, ...octavia]
   // A title column full of quoting, every value quoted, CRLF record ends and a BOM.
   const q = (v: string | number) => `"${String(v).replace(/"/g, '""')}"`
-  const header = ['listing_id', 'make', 'model', 'year', 'price', 'currency', 'mileage_km', 'fuel_type', 'gearbox', 'imported', 'voivodeship', 'first_seen', 'last_seen', 'active'] as const
+  const header = COLUMNS
   const body = data.map((r, i) => [q(`Sprzedam "${r.make} ${r.model}", stan:\r\nbdb, ${i}\nkontakt`), ...header.map((c) => q(r[c]))].join(','))
   const malformed = [
     `"garbage after quote"x,${header.map((c) => q(golf[0]![c])).join(',')}`,

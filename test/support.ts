@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib'
 import { open } from 'lmdb'
 import type { Test } from 'tap'
 import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
+import { COLUMNS } from '../format/export-columns.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } from '../format/schema.js'
 import { Snapshot } from '../query/snapshot.js'
@@ -32,22 +33,6 @@ export interface Row {
   last_seen: string
   active: string
 }
-export const COLUMNS: readonly (keyof Row)[] = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'currency',
-  'mileage_km',
-  'fuel_type',
-  'gearbox',
-  'imported',
-  'voivodeship',
-  'first_seen',
-  'last_seen',
-  'active',
-]
 
 let nextId = 1
 /** A valid row (a 2017 Golf, closed, in mazowieckie) with some fields replaced. */
