@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { normalize } from '../format/normalize.js'
 import { BuildError } from './build-error.js'
+import { messageOf } from '../format/message-of.js'
 
 /**
  * The alias table: canonical makes and models with the other spellings that stand for
@@ -33,7 +34,7 @@ export function loadAliasTable(path: string | URL): AliasTable {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new BuildError(`cannot read the alias table ${String(path)}: ${(error as Error).message}`)
+    throw new BuildError(`cannot read the alias table ${String(path)}: ${messageOf(error)}`)
   }
   return parseAliasTable(json, String(path))
 }

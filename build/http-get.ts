@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { isCount } from '../format/json-shape.js'
 import { BuildError } from './build-error.js'
+import { messageOf } from '../format/message-of.js'
 
 /** A response under way: its body streams as it arrives. */
 export interface Download {
@@ -42,7 +43,7 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     response = await request(url, { dispatcher, signal: options.signal })
   } catch (error) {
     void dispatcher.close()
-    throw new BuildError(`cannot download ${description}: ${(error as Error).message}`)
+    throw new BuildError(`cannot download ${description}: ${messageOf(error)}`)
   }
   response.body.once('close', () => void dispatcher.close())
   if (response.statusCode < 200 || response.statusCode > 299) {

@@ -9,6 +9,7 @@ import { BuildError } from './build-error.js'
 import { describeUrl, httpGet } from './http-get.js'
 import { DEFAULT_KEEP, prune, publish, stagingDir, withBuildLock } from './publish.js'
 import { verifySnapshot } from './snapshot-writer.js'
+import { messageOf } from '../format/message-of.js'
 
 /**
  * Copies the current snapshot of another host's snapshots folder, served over HTTP by
@@ -109,7 +110,7 @@ async function fetchManifest(url: URL, timeout: number): Promise<{ readonly raw:
   try {
     listed = parseListedFiles(raw.toString('utf8'), where)
   } catch (error) {
-    throw new BuildError((error as Error).message)
+    throw new BuildError(messageOf(error))
   }
   // The id names a local folder and a path on the other host.
   if (!BUILD_ID_PATTERN.test(listed.build_id)) throw new BuildError(`${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`)
@@ -161,7 +162,7 @@ async function receive(body: Readable, where: string, limit: number, take: (chun
   try {
     await finished(body)
   } catch (error) {
-    failure ??= new BuildError(`downloading ${where} failed: ${(error as Error).message}`)
+    failure ??= new BuildError(`downloading ${where} failed: ${messageOf(error)}`)
   }
   if (failure !== undefined) throw failure
 }
@@ -196,6 +197,6 @@ function writing<T>(path: string, write: () => T): T {
   try {
     return write()
   } catch (error) {
-    throw new BuildError(`cannot write ${path}: ${(error as Error).message}`)
+    throw new BuildError(`cannot write ${path}: ${messageOf(error)}`)
   }
 }

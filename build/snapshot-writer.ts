@@ -19,6 +19,7 @@ import { fileDigests } from '../format/snapshot-files.js'
 import { Snapshot } from '../query/snapshot.js'
 import { BuildError } from './build-error.js'
 import type { RenderedKey } from './parallel-statistics.js'
+import { messageOf } from '../format/message-of.js'
 
 /**
  * Writes a snapshot into `dir` (a staging folder nobody serves yet), waits for it to
@@ -79,13 +80,13 @@ export async function verifySnapshot(dir: string, buildId: string): Promise<void
   try {
     snapshot = Snapshot.open(dir)
   } catch (error) {
-    throw new BuildError(`the written snapshot cannot be opened: ${(error as Error).message}`)
+    throw new BuildError(`the written snapshot cannot be opened: ${messageOf(error)}`)
   }
   try {
     if (snapshot.manifest.build_id !== buildId) throw new BuildError('the written snapshot does not carry its manifest')
     snapshot.check(1000)
   } catch (error) {
-    throw error instanceof BuildError ? error : new BuildError(`the written snapshot is unreadable: ${(error as Error).message}`)
+    throw error instanceof BuildError ? error : new BuildError(`the written snapshot is unreadable: ${messageOf(error)}`)
   } finally {
     await snapshot.close()
   }

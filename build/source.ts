@@ -3,6 +3,7 @@ import { Readable, Transform, pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { BuildError } from './build-error.js'
 import { describeUrl, httpGet } from './http-get.js'
+import { messageOf } from '../format/message-of.js'
 
 /** An opened export: its bytes (decompressed when it was gzip) and what progress to show. */
 export interface OpenedSource {
@@ -102,6 +103,6 @@ async function* failingClearly(stream: Readable, gzip: boolean): AsyncIterable<B
     if (gzip && (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR')) {
       throw new BuildError(`the export is not a valid gzip stream (${code === 'Z_BUF_ERROR' ? 'truncated' : 'corrupt'})`)
     }
-    throw new BuildError(`reading the export failed: ${(error as Error).message}`)
+    throw new BuildError(`reading the export failed: ${messageOf(error)}`)
   }
 }

@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, s
 import { join } from 'node:path'
 import { isCount, isObject } from './json-shape.js'
 import { MANIFEST_FILE, SNAPSHOT_LOCK_FILE, type FileDigest, type PublishedManifest } from './schema.js'
+import { messageOf } from './message-of.js'
 
 /**
  * The digests of a snapshot folder's files: taken by the build once the files are
@@ -82,7 +83,7 @@ export function parseListedFiles(text: string, where: string): ListedFiles {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    throw new Error(`${where} is not JSON: ${(error as Error).message}`)
+    throw new Error(`${where} is not JSON: ${messageOf(error)}`)
   }
   if (!isObject(parsed) || typeof parsed.build_id !== 'string') throw new Error(`${where} is not a snapshot manifest`)
   if (parsed.files === undefined) {
