@@ -70,5 +70,5 @@ async function main(format: ExportFormat) {
 main(setup.format).catch((error: unknown) => {
   const message = messageOf(error)
   const stack = error instanceof Error ? error.stack : undefined
-  port.postMessage({ kind: 'failed', message, stack, expected: error instanceof BuildError } satisfies WorkerMessage)
+  port.postMessage({ kind: 'failed', message, stack, code: error instanceof BuildError ? error.code : undefined } satisfies WorkerMessage)
 })

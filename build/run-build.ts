@@ -78,7 +78,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
   let givenAsOf: number | undefined
   if (options.asOf !== undefined) {
     givenAsOf = /^\d{4}-\d{2}-\d{2}$/.test(options.asOf) ? dayNumber(options.asOf) : undefined
-    if (givenAsOf === undefined) throw new BuildError(`--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(options.asOf)}`)
+    if (givenAsOf === undefined) throw new BuildError('invalid_option', `--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(options.asOf)}`)
   }
   const keep = options.keep ?? DEFAULT_KEEP
   const maxRejectedShare = options.maxRejectedShare ?? DEFAULT_MAX_REJECTED_SHARE
@@ -93,7 +93,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     )
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
     const { format, rowsRead, store, rejected, conversions } = read
-    if (format === undefined || rowsRead === 0) throw new BuildError(`the export ${source.description} holds no rows`)
+    if (format === undefined || rowsRead === 0) throw new BuildError('empty_export', `the export ${source.description} holds no rows`)
     const { state, asOf, rowsRejected, duplicates, kept } = cleanRows(store, rowsRead, rejected, givenAsOf, maxRejectedShare)
 
     const names = mapNames(store.spellings, spellingCounts(store, state), table)

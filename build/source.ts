@@ -50,11 +50,11 @@ async function openRaw(src: string, stdin: Readable) {
   let size: number
   try {
     const stat = statSync(src)
-    if (!stat.isFile()) throw new BuildError(`${src} is not a file`)
+    if (!stat.isFile()) throw new BuildError('unreadable_export', `${src} is not a file`)
     size = stat.size
   } catch (error) {
     if (error instanceof BuildError) throw error
-    throw new BuildError(`cannot read the export ${src}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
+    throw new BuildError('unreadable_export', `cannot read the export ${src}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
   }
   return { raw: createReadStream(src, { highWaterMark: CHUNK }), totalBytes: size, description: src }
 }
@@ -101,8 +101,8 @@ async function* failingClearly(stream: Readable, gzip: boolean): AsyncIterable<B
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (gzip && (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR')) {
-      throw new BuildError(`the export is not a valid gzip stream (${code === 'Z_BUF_ERROR' ? 'truncated' : 'corrupt'})`)
+      throw new BuildError('corrupt_gzip', `the export is not a valid gzip stream (${code === 'Z_BUF_ERROR' ? 'truncated' : 'corrupt'})`)
     }
-    throw new BuildError(`reading the export failed: ${messageOf(error)}`)
+    throw new BuildError('unreadable_export', `reading the export failed: ${messageOf(error)}`)
   }
 }

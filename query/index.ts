@@ -3,6 +3,7 @@
  * same code the HTTP runtime runs.
  */
 export { Snapshot } from './snapshot.js'
+export { SnapshotError, type SnapshotErrorCode } from '../format/snapshot-error.js'
 export { LIQUIDITY_NOTE } from '../format/rendered.js'
 export { ApiError, ERROR_STATUS, type ErrorCode } from './api-error.js'
 export type { MatchType, Resolution } from './name-resolver.js'
