@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { normalize } from '../format/normalize.js'
 import { BuildError } from './build-error.js'
+import { messageOf } from '../format/message-of.js'
 
 /**
  * The alias table: canonical makes and models with the other spellings that stand for
@@ -33,14 +34,14 @@ export function loadAliasTable(path: string | URL): AliasTable {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new BuildError(`cannot read the alias table ${String(path)}: ${(error as Error).message}`)
+    throw new BuildError('invalid_alias_table', `cannot read the alias table ${String(path)}: ${messageOf(error)}`)
   }
   return parseAliasTable(json, String(path))
 }
 
 export function parseAliasTable(json: unknown, source: string): AliasTable {
   const fail = (where: string, what: string): never => {
-    throw new BuildError(`alias table ${source}: ${where} ${what}`)
+    throw new BuildError('invalid_alias_table', `alias table ${source}: ${where} ${what}`)
   }
   const record = (x: unknown, where: string): Record<string, unknown> =>
     typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : fail(where, 'must be an object')

@@ -1,38 +1,8 @@
 import { StringDecoder } from 'node:string_decoder'
+import { COL, COLUMNS, REQUIRED_COLUMNS, type Column } from '../format/export-columns.js'
 import { BuildError } from './build-error.js'
 import { CsvRecord, CsvTokenizer, MAX_RECORD_BYTES } from './csv.js'
 import type { TextTable } from './text-table.js'
-
-/** The columns of the listings export (data contract, section 1). */
-export const COLUMNS = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'currency',
-  'mileage_km',
-  'fuel_type',
-  'gearbox',
-  'imported',
-  'voivodeship',
-  'first_seen',
-  'last_seen',
-  'active',
-] as const
-export type Column = (typeof COLUMNS)[number]
-/** Position of each column in COLUMNS: rows are read by these numbers, not by name. */
-export const COL = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as { readonly [C in Column]: number }
-export const REQUIRED_COLUMNS: readonly Column[] = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'first_seen',
-  'last_seen',
-  'active',
-]
 
 /**
  * One data row, read by column (a COL number). Values are trimmed of spaces and tabs; an
@@ -197,6 +167,7 @@ function headerIndex(header: readonly string[]): Int16Array {
   const missing = REQUIRED_COLUMNS.filter((c) => index[COL[c]] === -1)
   if (missing.length > 0) {
     throw new BuildError(
+      'not_an_export',
       `not a listings export: the CSV header has no column ${missing.join(', ')} (found: ${header
         .slice(0, 20)
         .map((h) => JSON.stringify(h.slice(0, 40)))
@@ -262,7 +233,7 @@ function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
         from = nl + 1
       }
       carry = s.slice(from)
-      if (carry.length > MAX_RECORD_BYTES) throw new BuildError(`an NDJSON line is longer than ${MAX_RECORD_BYTES} characters`)
+      if (carry.length > MAX_RECORD_BYTES) throw new BuildError('record_too_long', `an NDJSON line is longer than ${MAX_RECORD_BYTES} characters`)
     },
     end() {
       line(carry + decoder.end())

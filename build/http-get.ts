@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { isCount } from '../format/json-shape.js'
 import { BuildError } from './build-error.js'
+import { messageOf } from '../format/message-of.js'
 
 /** A response under way: its body streams as it arrives. */
 export interface Download {
@@ -42,7 +43,7 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     response = await request(url, { dispatcher, signal: options.signal })
   } catch (error) {
     void dispatcher.close()
-    throw new BuildError(`cannot download ${description}: ${(error as Error).message}`)
+    throw new BuildError('download_failed', `cannot download ${description}: ${messageOf(error)}`)
   }
   response.body.once('close', () => void dispatcher.close())
   if (response.statusCode < 200 || response.statusCode > 299) {
@@ -51,7 +52,7 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     response.body.destroy()
     // A redirect reaches here only past the last one followed.
     const redirected = response.statusCode >= 300 && response.statusCode < 400 ? `, still a redirect after ${MAX_REDIRECTIONS}` : ''
-    throw new BuildError(`cannot download ${description}: HTTP ${response.statusCode}${redirected}`)
+    throw new BuildError('http_status', `cannot download ${description}: HTTP ${response.statusCode}${redirected}`)
   }
   const length = Number(response.headers['content-length'])
   return { body: response.body, length: isCount(length) ? length : undefined }

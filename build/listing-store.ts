@@ -1,3 +1,4 @@
+import { latestYear } from '../format/bounds.js'
 import { IdIndex, type IdParts } from './id-index.js'
 import { TextTable } from './text-table.js'
 import type { ParsedListing } from './validate.js'
@@ -180,7 +181,7 @@ export function settleAsOf(
     let asOf = -Infinity
     for (let i = 0; i < store.length; i++) if (state[i] === KEPT && store.lastSeen[i]! > asOf) asOf = store.lastSeen[i]!
     if (asOf === -Infinity) return { asOf: NaN, yearRejected }
-    const maxYear = yearOf(asOf) + 1
+    const maxYear = latestYear(yearOf(asOf))
     let changed = false
     for (let i = 0; i < store.length; i++) {
       if (state[i] === KEPT && store.year[i]! > maxYear) {

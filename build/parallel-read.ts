@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import { BuildError } from './build-error.js'
+import { BuildError, type BuildErrorCode } from './build-error.js'
 import { detectFormat, type ExportFormat } from './export-reader.js'
 import { ListingStore, type StorePart } from './listing-store.js'
 import { RecordSplitter } from './record-splitter.js'
@@ -30,7 +30,7 @@ export type WorkerMessage =
       readonly rejected: Partial<Record<RejectionReason, number>>
       readonly conversions: Readonly<Record<string, number>>
     }
-  | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined; readonly expected: boolean }
+  | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined; readonly code: BuildErrorCode | undefined }
 
 export interface ReadResult {
   readonly format: ExportFormat | undefined
@@ -97,7 +97,7 @@ async function readHead(iterator: AsyncIterator<Buffer>) {
       const end = detected.start + length
       return { format: detected.format, header: new Uint8Array(head.subarray(detected.start, end)), rest: head.subarray(end) }
     }
-    if (head.length > 1 << 20) throw new BuildError('not a listings export: no header line in the first MiB')
+    if (head.length > 1 << 20) throw new BuildError('not_an_export', 'not a listings export: no header line in the first MiB')
   }
   const detected = detectFormat(head)
   if (detected === undefined) return undefined
@@ -152,7 +152,7 @@ class ParseWorker {
         } else if (message.kind === 'done') {
           resolve(message)
         } else {
-          const error = message.expected ? new BuildError(message.message) : Object.assign(new Error(message.message), { stack: message.stack })
+          const error = message.code !== undefined ? new BuildError(message.code, message.message) : Object.assign(new Error(message.message), { stack: message.stack })
           this.fail(error, reject)
         }
       })

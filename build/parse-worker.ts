@@ -10,6 +10,7 @@ import { readExport, type ExportFormat } from './export-reader.js'
 import { ListingStore } from './listing-store.js'
 import { RowValidator, emptyListing, type RejectionReason } from './validate.js'
 import type { ReaderMessage, WorkerMessage, WorkerSetup } from './parallel-read.js'
+import { messageOf } from '../format/message-of.js'
 
 const port = parentPort!
 const setup = workerData as WorkerSetup
@@ -67,7 +68,7 @@ async function main(format: ExportFormat) {
 }
 
 main(setup.format).catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   const stack = error instanceof Error ? error.stack : undefined
-  port.postMessage({ kind: 'failed', message, stack, expected: error instanceof BuildError } satisfies WorkerMessage)
+  port.postMessage({ kind: 'failed', message, stack, code: error instanceof BuildError ? error.code : undefined } satisfies WorkerMessage)
 })

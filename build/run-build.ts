@@ -1,10 +1,11 @@
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { isoDate, yearOfDay } from '../format/calendar.js'
+import { latestYear } from '../format/bounds.js'
+import { dayNumber, isoDate, yearOfDay } from '../format/calendar.js'
+import { CODE_VERSION } from '../format/code-version.js'
 import { SCHEMA_VERSION, type Manifest } from '../format/schema.js'
 import { CURATED_ALIASES, extendAliasTable, loadAliasTable } from './alias-table.js'
 import { BuildError } from './build-error.js'
-import { CODE_VERSION } from './code-version.js'
 import type { ExportFormat } from './export-reader.js'
 import { cleanRows, sortedCounts, spellingCounts } from './clean-rows.js'
 import { planKeys } from './key-plan.js'
@@ -15,7 +16,7 @@ import { readInParallel } from './parallel-read.js'
 import { openSource } from './source.js'
 import { renderedKeys } from './parallel-statistics.js'
 import { StatisticsBuilder, groupRows } from './statistics.js'
-import { dayNumber, type RejectionReason } from './validate.js'
+import type { RejectionReason } from './validate.js'
 import { verifySnapshot, writeSnapshot } from './snapshot-writer.js'
 
 export interface BuildOptions {
@@ -77,7 +78,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
   let givenAsOf: number | undefined
   if (options.asOf !== undefined) {
     givenAsOf = /^\d{4}-\d{2}-\d{2}$/.test(options.asOf) ? dayNumber(options.asOf) : undefined
-    if (givenAsOf === undefined) throw new BuildError(`--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(options.asOf)}`)
+    if (givenAsOf === undefined) throw new BuildError('invalid_option', `--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(options.asOf)}`)
   }
   const keep = options.keep ?? DEFAULT_KEEP
   const maxRejectedShare = options.maxRejectedShare ?? DEFAULT_MAX_REJECTED_SHARE
@@ -87,12 +88,12 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     const source = await openSource(options.input, options.stdin)
     const read = await readInParallel(
       source.bytes,
-      { fx: options.fx ?? new Map<string, number>(), maxYear: givenAsOf === undefined ? undefined : yearOfDay(givenAsOf) + 1 },
+      { fx: options.fx ?? new Map<string, number>(), maxYear: givenAsOf === undefined ? undefined : latestYear(yearOfDay(givenAsOf)) },
       () => progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes }),
     )
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
     const { format, rowsRead, store, rejected, conversions } = read
-    if (format === undefined || rowsRead === 0) throw new BuildError(`the export ${source.description} holds no rows`)
+    if (format === undefined || rowsRead === 0) throw new BuildError('empty_export', `the export ${source.description} holds no rows`)
     const { state, asOf, rowsRejected, duplicates, kept } = cleanRows(store, rowsRead, rejected, givenAsOf, maxRejectedShare)
 
     const names = mapNames(store.spellings, spellingCounts(store, state), table)

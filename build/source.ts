@@ -3,6 +3,7 @@ import { Readable, Transform, pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { BuildError } from './build-error.js'
 import { describeUrl, httpGet } from './http-get.js'
+import { messageOf } from '../format/message-of.js'
 
 /** An opened export: its bytes (decompressed when it was gzip) and what progress to show. */
 export interface OpenedSource {
@@ -49,11 +50,11 @@ async function openRaw(src: string, stdin: Readable) {
   let size: number
   try {
     const stat = statSync(src)
-    if (!stat.isFile()) throw new BuildError(`${src} is not a file`)
+    if (!stat.isFile()) throw new BuildError('unreadable_export', `${src} is not a file`)
     size = stat.size
   } catch (error) {
     if (error instanceof BuildError) throw error
-    throw new BuildError(`cannot read the export ${src}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
+    throw new BuildError('unreadable_export', `cannot read the export ${src}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
   }
   return { raw: createReadStream(src, { highWaterMark: CHUNK }), totalBytes: size, description: src }
 }
@@ -100,8 +101,8 @@ async function* failingClearly(stream: Readable, gzip: boolean): AsyncIterable<B
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (gzip && (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR')) {
-      throw new BuildError(`the export is not a valid gzip stream (${code === 'Z_BUF_ERROR' ? 'truncated' : 'corrupt'})`)
+      throw new BuildError('corrupt_gzip', `the export is not a valid gzip stream (${code === 'Z_BUF_ERROR' ? 'truncated' : 'corrupt'})`)
     }
-    throw new BuildError(`reading the export failed: ${(error as Error).message}`)
+    throw new BuildError('unreadable_export', `reading the export failed: ${messageOf(error)}`)
   }
 }

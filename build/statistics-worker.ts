@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { BATCH_KEYS, renderKey, type RenderedKey, type StatisticsMessage, type StatisticsWorkerSetup } from './parallel-statistics.js'
 import { StatisticsBuilder } from './statistics.js'
+import { messageOf } from '../format/message-of.js'
 
 const port = parentPort!
 const post = (message: StatisticsMessage) => port.postMessage(message)
@@ -23,5 +24,5 @@ try {
   post({ kind: 'keys', keys: batch })
   post({ kind: 'done' })
 } catch (error) {
-  post({ kind: 'failed', message: (error as Error).message, stack: (error as Error).stack })
+  post({ kind: 'failed', message: messageOf(error), stack: error instanceof Error ? error.stack : undefined })
 }

@@ -1,6 +1,8 @@
-import { DAY_MS } from '../format/calendar.js'
+import { MAX_MILEAGE, MAX_PRICE, MIN_PRICE, MIN_YEAR } from '../format/bounds.js'
+import { dayNumber } from '../format/calendar.js'
+import { COL, type Column } from '../format/export-columns.js'
 import { UNKNOWN, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
-import { COL, type Column, type RawRow } from './export-reader.js'
+import type { RawRow } from './export-reader.js'
 import type { Spellings } from './listing-store.js'
 import { TextTable } from './text-table.js'
 
@@ -47,13 +49,7 @@ export interface ValidationRules {
   readonly maxYear: number | undefined
 }
 
-export const MIN_YEAR = 1900
-export const MIN_PRICE = 100
-export const MAX_PRICE = 10_000_000
-export const MAX_MILEAGE = 3_000_000
-
 const DECIMAL = /^-?\d+(\.\d+)?$/
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
 
 /**
  * Checks rows against the data contract (section 1.1). One validator serves one
@@ -187,35 +183,4 @@ const BOOLEANS = new Map([
 ])
 function booleanCode(text: string): number | undefined {
   return BOOLEANS.get(text.toLowerCase())
-}
-
-/**
- * Day number (days since 1970-01-01) of `YYYY-MM-DD` or an ISO 8601 date-time, counted
- * by its UTC date; a date-time without an offset is taken as UTC.
- */
-export function dayNumber(text: string): number | undefined {
-  const m = DATE_TIME.exec(text)
-  if (m === null) return undefined
-  const [, y, mo, d, h, mi, s, zone] = m
-  const year = Number(y)
-  const month = Number(mo)
-  const day = Number(d)
-  const date = Date.UTC(year, month - 1, day)
-  const check = new Date(date)
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined
-  if (h === undefined) return date / DAY_MS
-  const hours = Number(h)
-  const minutes = Number(mi)
-  const seconds = s === undefined ? 0 : Number(s)
-  if (hours > 23 || minutes > 59 || seconds > 60) return undefined
-  let offset = 0
-  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
-    const digits = zone.replace(':', '')
-    const zh = Number(digits.slice(1, 3))
-    const zm = Number(digits.slice(3, 5))
-    if (zh > 23 || zm > 59) return undefined
-    offset = (zone.startsWith('-') ? -1 : 1) * (zh * 60 + zm) * 60_000
-  }
-  const instant = date + ((hours * 60 + minutes) * 60 + seconds) * 1000 - offset
-  return Math.floor(instant / DAY_MS)
 }

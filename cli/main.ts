@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander'
-import { CODE_VERSION } from '../build/code-version.js'
+import { CODE_VERSION } from '../format/code-version.js'
 import { accountsCommand } from './accounts-command.js'
 import { buildCommand } from './build-command.js'
 import { creditsCommand } from './credits-command.js'

@@ -9,6 +9,7 @@ import { formatManifest, openOrFail } from './snapshot-command.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
 import { ProgressBar } from './progress.js'
 import { visible } from './terminal-text.js'
+import { messageOf } from '../format/message-of.js'
 
 export const DEFAULT_SAMPLE_EXPORT = join('data', 'sample-listings.csv.gz')
 
@@ -39,7 +40,7 @@ function currentProblem(snapshots: string): string | undefined {
     void Snapshot.open(snapshots).close()
     return undefined
   } catch (error) {
-    return `The current snapshot in ${snapshots} cannot be served (${(error as Error).message})`
+    return `The current snapshot in ${snapshots} cannot be served (${messageOf(error)})`
   }
 }
 

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster'
 import { Command } from 'commander'
+import { latestYear } from '../format/bounds.js'
 import { STORAGE_BROKEN_EXIT, workerLink, runPrimary } from '../runtime/cluster.js'
 import { captureConsole, logEvent } from '../runtime/events.js'
 import { OutboxMailer } from '../runtime/mailer.js'
@@ -132,7 +133,7 @@ export function siteOf(publicUrl: string, demoQuota: number): (snapshot: Snapsho
   const base = publicUrl.replace(/\/+$/, '')
   return (snapshot) => {
     const examples = snapshot === undefined ? new Map() : exampleCalls(snapshot)
-    const document = servedDocument(snapshot?.maxYear ?? new Date().getUTCFullYear() + 1, base, examples)
+    const document = servedDocument(snapshot?.maxYear ?? latestYear(new Date().getUTCFullYear()), base, examples)
     const served = snapshot === undefined ? undefined : { manifest: snapshot.manifest, examples }
     return { document, pages: webRoutes(document.body, base, demoQuota, served) }
   }

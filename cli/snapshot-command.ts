@@ -6,6 +6,7 @@ import { UsageError } from './handle-error.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
 import { pullCommand } from './pull-command.js'
 import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
+import { messageOf } from '../format/message-of.js'
 
 const info = new Command('info')
   .description("print the current snapshot's manifest")
@@ -86,7 +87,7 @@ export function openOrFail(path: string): Snapshot {
   try {
     return Snapshot.open(path)
   } catch (error) {
-    throw new UsageError((error as Error).message)
+    throw new UsageError(messageOf(error))
   }
 }
 

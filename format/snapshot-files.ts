@@ -3,6 +3,8 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, s
 import { join } from 'node:path'
 import { isCount, isObject } from './json-shape.js'
 import { MANIFEST_FILE, SNAPSHOT_LOCK_FILE, type FileDigest, type PublishedManifest } from './schema.js'
+import { SnapshotError } from './snapshot-error.js'
+import { messageOf } from './message-of.js'
 
 /**
  * The digests of a snapshot folder's files: taken by the build once the files are
@@ -46,18 +48,18 @@ export function verifyFiles(dir: string): string {
   const listed = readManifest(dir)
   for (const name of readdirSync(dir)) {
     if (name !== MANIFEST_FILE && name !== SNAPSHOT_LOCK_FILE && !Object.hasOwn(listed.files, name)) {
-      throw new Error(`${join(dir, name)} is not listed in ${MANIFEST_FILE}`)
+      throw new SnapshotError('unlisted_file', `${join(dir, name)} is not listed in ${MANIFEST_FILE}`)
     }
   }
   const files = Object.entries(listed.files).map(([name, digest]) => ({ path: join(dir, name), digest }))
   for (const { path, digest } of files) {
     const stat = statSync(path, { throwIfNoEntry: false })
-    if (stat === undefined) throw new Error(`${path} is missing`)
-    if (!stat.isFile()) throw new Error(`${path} is not a file`)
-    if (stat.size !== digest.bytes) throw new Error(`${path} is ${stat.size} bytes; ${MANIFEST_FILE} says ${digest.bytes}`)
+    if (stat === undefined) throw new SnapshotError('missing_file', `${path} is missing`)
+    if (!stat.isFile()) throw new SnapshotError('not_a_file', `${path} is not a file`)
+    if (stat.size !== digest.bytes) throw new SnapshotError('size_mismatch', `${path} is ${stat.size} bytes; ${MANIFEST_FILE} says ${digest.bytes}`)
   }
   for (const { path, digest } of files) {
-    if (fileDigest(path).sha256 !== digest.sha256) throw new Error(`${path} does not match its SHA-256 in ${MANIFEST_FILE}: it was changed after the build`)
+    if (fileDigest(path).sha256 !== digest.sha256) throw new SnapshotError('digest_mismatch', `${path} does not match its SHA-256 in ${MANIFEST_FILE}: it was changed after the build`)
   }
   return listed.build_id
 }
@@ -68,7 +70,7 @@ export type ListedFiles = Pick<PublishedManifest, 'build_id' | 'files'>
 /** The part of manifest.json the files are verified with, its shape checked: the file comes from outside. */
 function readManifest(dir: string): ListedFiles {
   const path = join(dir, MANIFEST_FILE)
-  if (!existsSync(path)) throw new Error(`${path} is missing: a snapshot is published with it`)
+  if (!existsSync(path)) throw new SnapshotError('missing_file', `${path} is missing: a snapshot is published with it`)
   return parseListedFiles(readFileSync(path, 'utf8'), path)
 }
 
@@ -82,13 +84,13 @@ export function parseListedFiles(text: string, where: string): ListedFiles {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    throw new Error(`${where} is not JSON: ${(error as Error).message}`)
+    throw new SnapshotError('invalid_manifest', `${where} is not JSON: ${messageOf(error)}`)
   }
-  if (!isObject(parsed) || typeof parsed.build_id !== 'string') throw new Error(`${where} is not a snapshot manifest`)
+  if (!isObject(parsed) || typeof parsed.build_id !== 'string') throw new SnapshotError('invalid_manifest', `${where} is not a snapshot manifest`)
   if (parsed.files === undefined) {
-    throw new Error(`${where} lists no digests of the snapshot's files: it was built by an older version; rebuild it (carmarket build)`)
+    throw new SnapshotError('no_digests', `${where} lists no digests of the snapshot's files: it was built by an older version; rebuild it (carmarket build)`)
   }
-  if (!isFileList(parsed.files)) throw new Error(`${where}: "files" must map the folder's file names to their bytes and sha256`)
+  if (!isFileList(parsed.files)) throw new SnapshotError('invalid_manifest', `${where}: "files" must map the folder's file names to their bytes and sha256`)
   return { build_id: parsed.build_id, files: parsed.files }
 }
 

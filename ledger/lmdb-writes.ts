@@ -1,6 +1,7 @@
 import { statfsSync } from 'node:fs'
 import { unavailable } from './ledger-error.js'
 import { WriteFailures } from './write-failures.js'
+import { messageOf } from '../format/message-of.js'
 
 /**
  * Free space a probe wants on the environment's file system. LMDB reuses the pages its
@@ -54,7 +55,7 @@ export class LmdbWrites extends WriteFailures {
       this.failed('a commit failed')
       // The cause arrives on a promise of its own, which nobody else awaits.
       error.commitError.catch((cause: unknown) => {
-        if (!this.broken) this.reason = cause instanceof Error ? cause.message : String(cause)
+        if (!this.broken) this.reason = messageOf(cause)
       })
       this.isBroken()
       throw unavailable(this.what)
@@ -85,7 +86,7 @@ export class LmdbWrites extends WriteFailures {
     try {
       this.root.getStats()
     } catch (error) {
-      if (!String((error as Error)?.message).includes('MDB_PANIC')) throw error
+      if (!messageOf(error).includes('MDB_PANIC')) throw error
       this.broken = true
       this.failed('the environment had a fatal error (MDB_PANIC); this process must be replaced')
     }

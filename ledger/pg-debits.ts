@@ -7,6 +7,7 @@ import { batchEntries } from './pg-doubt.js'
 import type { PgHealth } from './pg-health.js'
 import { entryOf, instant, oneOf, text, whole, type Row } from './pg-rows.js'
 import type { Call, ChargeResult, DebitsInDoubt, Entry } from './types.js'
+import { messageOf } from '../format/message-of.js'
 
 /** Times a batch is sent again after the server rolled it back for a deadlock or a serialization failure. */
 const RETRIES = 3
@@ -110,7 +111,7 @@ export class PgDebits {
 
   /** The error of every debit of a batch whose outcome is not known; the operator is told. */
   private inDoubt(batch: string, wanted: readonly boolean[], error: unknown): LedgerError {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = messageOf(error)
     this.onDoubt({ batch, debits: wanted.filter((w) => w).length, reason })
     return new LedgerError('in_doubt', `the outcome of this debit (batch ${batch}) is not known: ${reason}`)
   }

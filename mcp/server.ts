@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import { CODE_VERSION } from '../build/code-version.js'
+import { CODE_VERSION } from '../format/code-version.js'
 import { queryString, toolResult, type Caller } from './tool-call.js'
 import type { Toolset } from './tools.js'
 

@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { latestYear } from '../format/bounds.js'
 import { openApiDocument } from '../runtime/openapi.js'
 import { httpCaller } from './http-caller.js'
 import { mcpServer } from './server.js'
@@ -16,7 +17,7 @@ export interface StdioOptions {
 export async function serveStdio(options: StdioOptions): Promise<void> {
   // The API bounds `year` by its snapshot, unknown here: this is the bound the runtime
   // uses without one. Either way the API checks the year itself.
-  const document = openApiDocument(new Date().getUTCFullYear() + 1, options.baseUrl)
+  const document = openApiDocument(latestYear(new Date().getUTCFullYear()), options.baseUrl)
   const server = mcpServer(toolset(document), httpCaller(options.baseUrl, options.key, options.timeoutMs), options.key !== undefined)
   server.onerror = (error) => process.stderr.write(`${JSON.stringify({ level: 'error', message: 'MCP protocol error', error: String(error) })}\n`)
   await server.connect(new StdioServerTransport())

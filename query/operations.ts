@@ -9,15 +9,16 @@ import {
   type ValuationParams,
   type VehicleParams,
 } from './params.js'
+import { OPERATION_CREDITS } from './prices.js'
 import type { Snapshot } from './snapshot.js'
 
-/** What each market operation takes and costs (interface spec, "Endpoints" and "Limits"). */
+/** What each market operation takes (interface spec, "Endpoints") and costs (prices.ts). */
 export const OPERATION_SPECS: Readonly<Record<Operation, { readonly parameters: readonly string[]; readonly credits: number }>> = {
-  valuation: { parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'], credits: 8 },
-  'price-history': { parameters: ['make', 'model', 'year', 'months'], credits: 10 },
-  liquidity: { parameters: ['make', 'model', 'year'], credits: 6 },
-  'valuation-factors': { parameters: ['make', 'model', 'year'], credits: 12 },
-  regional: { parameters: ['make', 'model', 'year'], credits: 8 },
+  valuation: { parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'], credits: OPERATION_CREDITS.valuation },
+  'price-history': { parameters: ['make', 'model', 'year', 'months'], credits: OPERATION_CREDITS['price-history'] },
+  liquidity: { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS.liquidity },
+  'valuation-factors': { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS['valuation-factors'] },
+  regional: { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS.regional },
 }
 
 /** A market question with its parameters guarded and typed. */

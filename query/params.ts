@@ -1,3 +1,5 @@
+import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
+import { HISTORY_MONTHS } from '../format/schema.js'
 import { FUEL_TYPES, GEARBOXES, fuelCode, gearboxCode, type FuelType, type Gearbox } from '../format/vocabulary.js'
 import { invalidParameter } from './api-error.js'
 
@@ -5,13 +7,11 @@ import { invalidParameter } from './api-error.js'
  * Guards for the parameters of the market operations: each takes the raw text of a
  * request (a query string, CLI options) and returns typed values or throws an
  * INVALID_PARAMETER ApiError naming the parameter. The bounds here are the ones the
- * API documents.
+ * API documents; those the build shares are in format/bounds.ts.
  */
 
-export const MIN_YEAR = 1900
 export const MAX_NAME_LENGTH = 100
-export const MONTHS = { min: 1, max: 24, default: 6 } as const
-export const MAX_MILEAGE = 3_000_000
+export const MONTHS = { min: 1, max: HISTORY_MONTHS, default: 6 } as const
 
 export interface VehicleParams {
   readonly make: string

@@ -1,9 +1,11 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { latestYear } from '../format/bounds.js'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
+import { SnapshotError } from '../format/snapshot-error.js'
 import { verifyFiles } from '../format/snapshot-files.js'
 import { LIQUIDITY_NOTE_JSON, StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
 import {
@@ -65,18 +67,18 @@ export class Snapshot {
     const buildId = verifyFiles(dir)
     const file = join(dir, SNAPSHOT_FILE)
     const problem = existsSync(file) ? lmdbFileProblem(file) : 'missing'
-    if (problem !== undefined) throw new Error(`${file} cannot be served: ${problem}`)
+    if (problem !== undefined) throw new SnapshotError('unmappable', `${file} cannot be served: ${problem}`)
     this.root = open({ path: file, readOnly: true, maxDbs: 4 })
     try {
       const meta = this.root.openDB({ name: META_DB })
       const manifest = meta.get('manifest') as Manifest | undefined
-      if (manifest === undefined) throw new Error(`${dir} holds no snapshot manifest`)
+      if (manifest === undefined) throw new SnapshotError('no_manifest', `${dir} holds no snapshot manifest`)
       if (manifest.schema_version !== SCHEMA_VERSION) {
-        throw new Error(`${dir} has snapshot schema ${manifest.schema_version}; this code reads schema ${SCHEMA_VERSION}`)
+        throw new SnapshotError('schema_mismatch', `${dir} has snapshot schema ${manifest.schema_version}; this code reads schema ${SCHEMA_VERSION}`)
       }
-      if (manifest.build_id !== buildId) throw new Error(`${join(dir, MANIFEST_FILE)} is of build ${buildId}, ${file} of build ${manifest.build_id}`)
+      if (manifest.build_id !== buildId) throw new SnapshotError('build_mismatch', `${join(dir, MANIFEST_FILE)} is of build ${buildId}, ${file} of build ${manifest.build_id}`)
       this.manifest = manifest
-      this.maxYear = Number(manifest.as_of.slice(0, 4)) + 1
+      this.maxYear = latestYear(Number(manifest.as_of.slice(0, 4)))
       this.names = new NameResolver(meta.get('names') as NameIndex)
       this.answers = this.root.openDB(ANSWERS_OPTIONS)
       this.columns = this.root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
@@ -93,7 +95,7 @@ export class Snapshot {
    */
   static open(path: string): Snapshot {
     const dir = Snapshot.locate(path)
-    if (dir === undefined) throw new Error(`no snapshot at ${path} (build one with: carmarket build --input FILE)`)
+    if (dir === undefined) throw new SnapshotError('no_snapshot', `no snapshot at ${path} (build one with: carmarket build --input FILE)`)
     return new Snapshot(dir)
   }
 
@@ -116,7 +118,7 @@ export class Snapshot {
   check(samples: number): void {
     const expected = this.manifest.counts.keys_written * OPERATIONS.length
     const count = this.answers.getStats() as { entryCount: number }
-    if (count.entryCount !== expected) throw new Error(`${this.dir} holds ${count.entryCount} answers; its manifest promises ${expected}`)
+    if (count.entryCount !== expected) throw new SnapshotError('answer_count', `${this.dir} holds ${count.entryCount} answers; its manifest promises ${expected}`)
     const step = Math.max(1, Math.floor(expected / samples))
     let at = 0
     for (const key of this.answers.getKeys()) {
@@ -124,7 +126,7 @@ export class Snapshot {
       const [kind, make, name, year, operation] = key as AnswerKey
       const bytes = this.answers.getBinary(key)
       const problem = bytes === undefined ? 'it is missing' : answerProblem(this.stored, bytes, operation)
-      if (problem !== undefined) throw new Error(`${this.dir} holds an unreadable or inconsistent ${operation} answer (${kind} ${make} ${name} ${year}): ${problem}`)
+      if (problem !== undefined) throw new SnapshotError('inconsistent_answer', `${this.dir} holds an unreadable or inconsistent ${operation} answer (${kind} ${make} ${name} ${year}): ${problem}`)
     }
   }
 

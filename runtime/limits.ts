@@ -1,6 +1,7 @@
 import { LedgerError } from '../ledger/ledger-error.js'
 import { secondsLeft, windowOf, type Counted, type Counters } from '../ledger/types.js'
 import { ApiError } from '../query/api-error.js'
+import { SIGNUP_CREDITS } from '../query/prices.js'
 import { ClientGone } from './client-gone.js'
 
 /**
@@ -138,7 +139,7 @@ export class DemoQuota {
       'DEMO_LIMIT_REACHED',
       this.quota === 0
         ? 'The keyless demo tier is off: send an X-API-Key header.'
-        : `The keyless demo tier answers ${this.quota} market calls per address per day; register for a free key with 50 credits.`,
+        : `The keyless demo tier answers ${this.quota} market calls per address per day; register for a free key with ${SIGNUP_CREDITS} credits.`,
       { register_url: this.registerUrl },
       { 'Retry-After': String(retry) },
     )

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { privateDir } from '../ledger/private-files.js'
+import { messageOf } from '../format/message-of.js'
 
 export interface Mail {
   readonly to: string
@@ -47,7 +48,7 @@ export class OutboxMailer implements Mailer {
       renameSync(temporary, join(this.dir, name))
     } catch (error) {
       rmSync(temporary, { force: true })
-      throw new MailUnavailable(`the outbox ${this.dir} cannot be written: ${(error as Error).message}`)
+      throw new MailUnavailable(`the outbox ${this.dir} cannot be written: ${messageOf(error)}`)
     }
   }
 }

@@ -1,8 +1,10 @@
+import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
 import { OPERATIONS, type Operation } from '../format/schema.js'
 import { FUEL_ALIASES, FUEL_TYPES, GEARBOXES, GEARBOX_ALIASES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
-import { MAX_MILEAGE, MAX_NAME_LENGTH, MIN_YEAR, MONTHS } from '../query/params.js'
+import { MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
+import { OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
 import { etagOf } from './etag.js'
 import type { ExampleCall, ExampleCalls } from './example-calls.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
@@ -210,7 +212,7 @@ function schemas(): Record<string, Schema> {
           id: string,
           time: { ...string, format: 'date-time' },
           type: { enum: ['signup_bonus', 'grant', 'charge', 'failed_call'] },
-          credits: { ...integer(), description: 'Signed: a valuation charge is -8; a failed call 0.' },
+          credits: { ...integer(), description: `Signed: a valuation charge is -${OPERATION_CREDITS.valuation}; a failed call 0.` },
           balance_after: integer(),
           endpoint: { type: ['string', 'null'] },
           make: { type: ['string', 'null'] },
@@ -342,7 +344,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         { email: string, code_sent: { const: true }, expires_in: integer() },
       ),
       '/v1/auth/verify': authPath(
-        'Exchange the code for an account with 50 free credits, once per address; the key is e-mailed. Five wrong codes use a code up.',
+        `Exchange the code for an account with ${SIGNUP_CREDITS} free credits, once per address; the key is e-mailed. Five wrong codes use a code up.`,
         { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
         { email: 'anna.nowak@example.pl', code: '042917' },
         { email: string, key_sent: { const: true } },

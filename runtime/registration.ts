@@ -3,10 +3,10 @@ import { LedgerError } from '../ledger/ledger-error.js'
 import { parseEmail } from '../ledger/mailbox.js'
 import { secondsLeft, windowOf, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
 import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
+import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
 import { MailUnavailable, type Mail, type Mailer } from './mailer.js'
 
-export const SIGNUP_CREDITS = 50
 const CODE_TTL_MS = 10 * 60_000
 const MAX_ATTEMPTS = 5
 /** Codes sent per mailbox per hour, and per client address per hour. */
@@ -20,7 +20,7 @@ const MAIL_RETRY_SECONDS = 60
 /**
  * Registration by e-mail one-time code (the web pages' back end): `register` e-mails a
  * 6-digit code valid for 10 minutes; `verify` with the right code opens the account
- * with 50 credits, once per mailbox (every spelling that reaches one inbox counts as
+ * with SIGNUP_CREDITS, once per mailbox (every spelling that reaches one inbox counts as
  * one: ledger/mailbox.ts), and e-mails its key. Codes are kept only as hashes; five
  * wrong tries use a code up; a client address opens at most a few accounts a day.
  *

@@ -4,6 +4,7 @@ import { BUILD_ID_PATTERN, CURRENT_LINK, SNAPSHOT_FILE } from '../format/schema.
 import { notReady } from '../query/api-error.js'
 import { Snapshot } from '../query/snapshot.js'
 import { logEvent } from './events.js'
+import { messageOf } from '../format/message-of.js'
 
 /** Answers read, spread over the file, before a new snapshot is served. */
 const CHECKED_ANSWERS = 200
@@ -77,7 +78,7 @@ export class ServedSnapshot {
         return snapshot
       } catch (error) {
         if (candidate === dir) this.refused = dir
-        logEvent('error', 'snapshot refused', { snapshot: candidate, reason: (error as Error).message })
+        logEvent('error', 'snapshot refused', { snapshot: candidate, reason: messageOf(error) })
       }
     }
     return undefined
@@ -116,7 +117,7 @@ export class ServedSnapshot {
       next = openChecked(dir)
     } catch (error) {
       this.refused = dir
-      logEvent('error', 'new snapshot refused; the old one keeps serving', { snapshot: dir, serving: this.current?.snapshot.dir ?? null, reason: (error as Error).message })
+      logEvent('error', 'new snapshot refused; the old one keeps serving', { snapshot: dir, serving: this.current?.snapshot.dir ?? null, reason: messageOf(error) })
       this.onChange('refused', this.current?.snapshot)
       return 'refused'
     }

@@ -1,7 +1,6 @@
 import t from 'tap'
-import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { build, freshDir, otherKey, rows, startRuntime, toCsv } from './support.js'
+import { build, freshDir, otherKey, rows, serve, toCsv } from './support.js'
 
 const data = [...rows(20, (i) => ({ price: 40_000 + i * 100 })), ...rows(3, () => ({ model: 'Polo' }))]
 
@@ -11,18 +10,9 @@ async function setup(t: import('tap').Test, credits: number) {
   const ledger = LmdbLedger.open(ledgerDir)
   t.teardown(() => ledger.close())
   const { account, key } = await ledger.createAccount('kierowca@example.pl', credits, 'signup_bonus', null)
-  const runtime = await startRuntime(
-    { snapshots, ledger: ledgerDir, rateLimit: 0, demoQuota: 5, trustedProxies: [], publicUrl: 'https://api.example.test' },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  const base = `http://127.0.0.1:${runtime.address().port}`
+  const served = await serve(t, { snapshots, ledger: ledgerDir, publicUrl: 'https://api.example.test' })
   /** A request with the account's key, another key, or (null) no X-API-Key header at all. */
-  const get = async (path: string, apiKey: string | null = key) => {
-    const response = await request(`${base}${path}`, { headers: apiKey === null ? {} : { 'x-api-key': apiKey } })
-    return { status: response.statusCode, body: (await response.body.json()) as { status: string; data?: any; error?: any } }
-  }
+  const get = (path: string, apiKey: string | null = key) => served.get(path, apiKey === null ? {} : { key: apiKey })
   return { ledger, account, key, get }
 }
 

@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { CURRENT_LINK, MANIFEST_FILE } from '../format/schema.js'
+import { COLUMNS } from '../format/export-columns.js'
 import { SAMPLE_AS_OF } from '../sample/generate.js'
-import { COLUMNS, build, carmarket, freshDir, rows, toCsv } from './support.js'
+import { build, carmarket, freshDir, rows, toCsv } from './support.js'
 
 t.test('--help lists the commands', async (t) => {
   const top = await carmarket(['--help'])

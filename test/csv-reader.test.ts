@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { BuildError } from '../build/build-error.js'
-import { COL, COLUMNS, readExport, type ExportFormat } from '../build/export-reader.js'
+import { readExport, type ExportFormat } from '../build/export-reader.js'
+import { COL, COLUMNS } from '../format/export-columns.js'
 import { runBuild } from '../build/run-build.js'
 import { build, reference, row, toCsv, vehicle } from './support.js'
 
@@ -75,7 +76,7 @@ async function readOrError(content: string | Buffer, chunker: Chunker = whole): 
   try {
     return await read(content, chunker)
   } catch (error) {
-    return { error: `${(error as Error).name}: ${(error as Error).message}` }
+    return { error: String(error) }
   }
 }
 
@@ -341,17 +342,17 @@ t.test('a quoted field never closed at the end of input is a BuildError', async 
   for (const [name, chunker] of [['whole', whole], ['bytewise', bytewise]] as const) {
     const error = await readError(csv, chunker)
     t.ok(error instanceof BuildError, `BuildError (${name})`)
-    t.match((error as Error).message, /quoted field is never closed/, name)
+    t.match(error, { code: 'unclosed_quote' }, name)
   }
 })
 
 t.test('a header without a required column is a BuildError naming it', async (t) => {
   const noPrice = await readError('listing_id,make,model,year,first_seen,last_seen,active\nJ1,Fiat,Panda,2012,2026-08-01,2026-09-01,true\n')
   t.ok(noPrice instanceof BuildError)
-  t.match((noPrice as Error).message, /not a listings export: the CSV header has no column price \(/)
+  t.match(noPrice, { code: 'not_an_export', message: /the CSV header has no column price \(/ })
   const two = await readError('listing_id,make,year,price,first_seen,active,title\n')
   t.ok(two instanceof BuildError)
-  t.match((two as Error).message, /has no column model, last_seen \(found: "listing_id", "make", "year"/)
+  t.match(two, { code: 'not_an_export', message: /has no column model, last_seen \(found: "listing_id", "make", "year"/ })
 })
 
 t.test('NDJSON: JSON numbers, booleans, strings and null; blank lines ignored; non-objects malformed', async (t) => {
@@ -401,7 +402,7 @@ t.test('a full build of a CSV using every quoting feature', async (t) => {
   const data = [superseded, ...golf, ...octavia]
   // A title column full of quoting, every value quoted, CRLF record ends and a BOM.
   const q = (v: string | number) => `"${String(v).replace(/"/g, '""')}"`
-  const header = ['listing_id', 'make', 'model', 'year', 'price', 'currency', 'mileage_km', 'fuel_type', 'gearbox', 'imported', 'voivodeship', 'first_seen', 'last_seen', 'active'] as const
+  const header = COLUMNS
   const body = data.map((r, i) => [q(`Sprzedam "${r.make} ${r.model}", stan:\r\nbdb, ${i}\nkontakt`), ...header.map((c) => q(r[c]))].join(','))
   const malformed = [
     `"garbage after quote"x,${header.map((c) => q(golf[0]![c])).join(',')}`,

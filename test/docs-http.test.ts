@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { DEFAULTS } from '../runtime/server.js'
 import { lastMailedCode, servedRoutes } from './doc-examples.js'
 import { readDoc } from './markdown.js'
-import { account, build, freshDir, outboxMail, rows, startRuntime, toCsv } from './support.js'
+import { account, build, freshDir, outboxMail, rows, serve, toCsv } from './support.js'
 
 /** A request of an .http file (REST Client / JetBrains), its {{variables}} still in place. */
 interface HttpRequest {
@@ -50,17 +50,15 @@ function fill(text: string, values: (name: string) => string): string {
 const collection = parseHttpFile(readDoc('docs/api.http'))
 
 /** A runtime on a snapshot of one model-year: other market questions are well-formed but answered INSUFFICIENT_DATA. */
-async function serve(t: Test) {
+async function serveDocs(t: Test) {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 40_000 + i * 1000 }))))
   const ledger = freshDir(t)
-  const options = { snapshots, ledger, ...DEFAULTS, trustedProxies: [], publicUrl: 'http://localhost:8080' }
-  const runtime = await startRuntime(options, '127.0.0.1', 0)
-  t.teardown(() => runtime.close())
-  return { base: `http://127.0.0.1:${runtime.address().port}`, ledger }
+  const { base } = await serve(t, { snapshots, ledger, rateLimit: DEFAULTS.rateLimit, publicUrl: 'http://localhost:8080' })
+  return { base, ledger }
 }
 
 t.test('docs/api.http holds a request for every route of the served OpenAPI document, and no other', async (t) => {
-  const { base } = await serve(t)
+  const { base } = await serveDocs(t)
   const path = (url: string) => new URL(fill(url, (name) => (name === 'base' ? 'http://host' : 'x'))).pathname
   const collected = collection.requests.map((r) => `${r.method} ${path(r.url)}`)
   t.ok(collection.requests.every((r) => r.url.startsWith('{{base}}/')), 'every request is on {{base}}')
@@ -69,7 +67,7 @@ t.test('docs/api.http holds a request for every route of the served OpenAPI docu
 
 t.test('every request of docs/api.http is one the server accepts, with the variables the file declares', async (t) => {
   t.ok(collection.variables.has('base') && collection.variables.has('key'), 'the file declares @base and @key')
-  const { base, ledger } = await serve(t)
+  const { base, ledger } = await serveDocs(t)
   const { key } = await account(ledger, 'you@example.com', 1000)
   const values: Record<string, () => string> = {
     base: () => base,

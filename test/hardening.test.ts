@@ -2,7 +2,7 @@ import { connect } from 'node:net'
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { DRAIN_MS } from '../runtime/server.js'
-import { build, freshDir, rows, spawnServe, startRuntime, toCsv } from './support.js'
+import { build, freshDir, rows, serve, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 
@@ -20,20 +20,8 @@ function raw(port: number, bytes: string): Promise<{ reply: string; closedAfterM
 
 t.test('a client sending its headers slowly is cut off; oversized headers are refused', async (t) => {
   const { snapshots } = await build(t, data)
-  const runtime = await startRuntime(
-    {
-      snapshots,
-      ledger: freshDir(t),
-      rateLimit: 0,
-      demoQuota: 100,
-      trustedProxies: [],
-      publicUrl: 'http://localhost',
-      timeouts: { headers: 1_000, request: 2_000, keepAlive: 500 },
-    },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
+  const timeouts = { headers: 1_000, request: 2_000, keepAlive: 500 }
+  const { runtime } = await serve(t, { snapshots, demoQuota: 100, timeouts })
   const port = runtime.address().port
   const slow = await raw(port, 'GET /livez HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n')
   t.match(slow.reply, /^HTTP\/1\.1 408/, 'the server answers 408 Request Timeout')

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { request } from 'undici'
-import { build, freshDir, rows, startRuntime, toCsv } from './support.js'
+import { build, rows, serve, toCsv } from './support.js'
 
 const ROUTES = [
   '/v1/market/valuation',
@@ -38,13 +38,7 @@ const target = fc
 
 t.test('random and hostile requests always get a well-formed envelope, never a 5xx', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(20, (i) => ({ price: 30_000 + i }))))
-  const runtime = await startRuntime(
-    { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 1_000_000, trustedProxies: [], publicUrl: 'http://localhost' },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  const base = `http://127.0.0.1:${runtime.address().port}`
+  const { base } = await serve(t, { snapshots, demoQuota: 1_000_000 })
   const statuses = new Map<number, number>()
   await fc.assert(
     fc.asyncProperty(target, fc.constantFrom('GET', 'HEAD', 'POST', 'DELETE'), async (path, method) => {

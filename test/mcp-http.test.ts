@@ -6,23 +6,17 @@ import { request } from 'undici'
 import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
 import { RequestLog } from '../runtime/request-log.js'
 import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
-import { account, build, freshDir, otherKey, startRuntime } from './support.js'
+import { account, build, freshDir, otherKey, serve } from './support.js'
 
 const PUBLIC_URL = 'https://api.example.test'
 
-async function serve(t: Test) {
+async function setup(t: Test) {
   const { snapshots } = await build(t, MARKET)
   const ledger = freshDir(t)
   const written: string[] = []
   const log = new RequestLog((text) => written.push(text))
-  const runtime = await startRuntime(
-    { snapshots, ledger, rateLimit: 0, demoQuota: 10, trustedProxies: [], publicUrl: PUBLIC_URL, requestLog: log },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  const base = `http://127.0.0.1:${runtime.address().port}`
-  const document = (await (await request(`${base}/v1/openapi.json`)).body.json()) as Record<string, any>
+  const { base, get } = await serve(t, { snapshots, ledger, demoQuota: 10, publicUrl: PUBLIC_URL, requestLog: log })
+  const document = (await get('/v1/openapi.json')).body as Record<string, any>
   const lines = () => {
     log.flush()
     return written.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -41,7 +35,7 @@ async function connect(t: Test, base: string, key?: string) {
 }
 
 t.test('keyless over /mcp: the market tools, in the demo quota of the caller address', async (t) => {
-  const { base, document, lines } = await serve(t)
+  const { base, document, lines } = await setup(t)
   const { client, errors } = await connect(t, base)
   await checkTools(t, client, document, false)
   await checkKeylessCalls(t, client, base)
@@ -57,7 +51,7 @@ t.test('keyless over /mcp: the market tools, in the demo quota of the caller add
 })
 
 t.test('keyed over /mcp: the account tools too, and every call is metered', async (t) => {
-  const { base, ledger, document, lines } = await serve(t)
+  const { base, ledger, document, lines } = await setup(t)
   const { key, id } = await account(ledger, 'mcp-http@example.pl', 1000)
   const { client, errors } = await connect(t, base, key)
   await checkTools(t, client, document, true)
@@ -69,7 +63,7 @@ t.test('keyed over /mcp: the account tools too, and every call is metered', asyn
 })
 
 t.test('a key the API does not know: tool errors UNAUTHORIZED, nothing charged', async (t) => {
-  const { base, ledger } = await serve(t)
+  const { base, ledger } = await setup(t)
   const { key } = await account(ledger, 'mcp-http-bad@example.pl', 100)
   const { client } = await connect(t, base, otherKey(key))
   t.equal((await client.listTools()).tools.length, 7, 'a key was sent: the account tools are offered')
@@ -87,7 +81,7 @@ const initialize = JSON.stringify({
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
 t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on every answer', async (t) => {
-  const { base, lines } = await serve(t)
+  const { base, lines } = await setup(t)
   const post = async (body: string, headers: Record<string, string> = MCP_HEADERS, method: 'POST' | 'GET' | 'DELETE' = 'POST') => {
     const response = await request(`${base}/mcp`, { method, body: method === 'POST' ? body : undefined, headers })
     const text = await response.body.text()

@@ -3,24 +3,19 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import t from 'tap'
 import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { build, freshDir, rows, startRuntime, toCsv } from './support.js'
+import { build, freshDir, rows, serve, toCsv } from './support.js'
 
 const data = [...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })), ...rows(4, () => ({ model: 'Polo' }))]
 
 t.test('the served OpenAPI document is valid 3.1 and every answer matches it', async (t) => {
   const { snapshots, snapshot } = await build(t, toCsv(data))
   const ledgerDir = freshDir(t)
-  const runtime = await startRuntime(
-    { snapshots, ledger: ledgerDir, rateLimit: 1000, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://api.example.test' },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  const base = `http://127.0.0.1:${runtime.address().port}`
-  const fetched = await request(`${base}/v1/openapi.json`)
-  t.equal(fetched.statusCode, 200)
+  const options = { snapshots, ledger: ledgerDir, rateLimit: 1000, demoQuota: 1000, publicUrl: 'https://api.example.test' }
+  const { base, get, post } = await serve(t, options)
+  const fetched = await get('/v1/openapi.json')
+  t.equal(fetched.status, 200)
   const etag = fetched.headers.etag as string
-  const doc = (await fetched.body.json()) as Record<string, any>
+  const doc = fetched.body as Record<string, any>
 
   const validation = await new Validator().validate(doc)
   t.same(validation.errors, undefined, 'no validation errors')
@@ -68,12 +63,11 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     ['/readyz', 200],
   ]
   for (const [path, status] of calls) {
-    const response = await request(`${base}${path}`)
-    const body = await response.body.json()
-    t.equal(response.statusCode, status, path)
+    const answer = await get(path)
+    t.equal(answer.status, status, path)
     const validate = ajv.getSchema(pointer(path.split('?')[0]!, status))
     t.ok(validate, `the document describes ${status} for ${path}`)
-    t.ok(validate!(body), `${path} matches the document: ${JSON.stringify(validate!.errors)}`)
+    t.ok(validate!(answer.body), `${path} matches the document: ${JSON.stringify(validate!.errors)}`)
   }
   // Every example the document gives is an instance of the schema beside it.
   for (const path of Object.keys(doc.paths)) {
@@ -89,9 +83,9 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   }
   t.ok(doc.paths['/v1/market/valuation'].get.responses['200'].content['application/json'].example, 'success answers have examples')
 
-  const keyed = await request(`${base}/v1/market/valuation?${q}`, { headers: { 'x-api-key': 'cm_nosuchkey' } })
-  t.equal(keyed.statusCode, 401)
-  t.ok(ajv.getSchema(pointer('/v1/market/valuation', 401))!(await keyed.body.json()))
+  const keyed = await get(`/v1/market/valuation?${q}`, { key: 'cm_nosuchkey' })
+  t.equal(keyed.status, 401)
+  t.ok(ajv.getSchema(pointer('/v1/market/valuation', 401))!(keyed.body))
 
   // Keyed answers, the account routes and a refusal for credits, against the document too.
   const ledger = LmdbLedger.open(ledgerDir)
@@ -105,27 +99,19 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     ['/v1/account/usage?limit=500', 400],
   ]
   for (const [path, status] of withKey) {
-    const response = await request(`${base}${path}`, { headers: { 'x-api-key': key } })
-    const body = await response.body.json()
-    t.equal(response.statusCode, status, `keyed ${path}`)
+    const answer = await get(path, { key })
+    t.equal(answer.status, status, `keyed ${path}`)
     const validate = ajv.getSchema(pointer(path.split('?')[0]!, status))!
-    t.ok(validate(body), `keyed ${path} matches the document: ${JSON.stringify(validate.errors)}`)
+    t.ok(validate(answer.body), `keyed ${path} matches the document: ${JSON.stringify(validate.errors)}`)
   }
 
   t.ok(ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc), 'the document describes itself as served')
 
   // The refusals of the limits too.
-  const strict = await startRuntime(
-    { snapshots, ledger: freshDir(t), rateLimit: 2, demoQuota: 1, trustedProxies: [], publicUrl: 'https://api.example.test' },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => strict.close())
-  const strictBase = `http://127.0.0.1:${strict.address().port}`
+  const strict = await serve(t, { snapshots, rateLimit: 2, demoQuota: 1, publicUrl: 'https://api.example.test' })
   const limited = async (expected: string) => {
-    const response = await request(`${strictBase}/v1/market/liquidity?${q}`)
-    const body = (await response.body.json()) as { error?: { code: string } }
-    return { status: response.statusCode, ok: ajv.getSchema(pointer('/v1/market/liquidity', response.statusCode))!(body), code: body.error?.code ?? expected }
+    const { status, body } = await strict.get(`/v1/market/liquidity?${q}`)
+    return { status, ok: ajv.getSchema(pointer('/v1/market/liquidity', status))!(body), code: (body.error?.code as string | undefined) ?? expected }
   }
   t.same(await limited('success'), { status: 200, ok: true, code: 'success' })
   t.same(await limited(''), { status: 429, ok: true, code: 'DEMO_LIMIT_REACHED' })
@@ -137,11 +123,10 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     ['/v1/auth/verify', { email: 'doc@example.pl', code: '12x' }, 400],
     ['/v1/auth/register', '{', 400],
   ] as const) {
-    const response = await request(`${base}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } })
-    const answer = await response.body.json()
-    t.equal(response.statusCode, status, path)
+    const answer = await post(path, body)
+    t.equal(answer.status, status, path)
     const validate = ajv.getSchema(pointer(path, status))!
-    t.ok(validate(answer), `${path} ${status} matches the document: ${JSON.stringify(validate.errors)}`)
+    t.ok(validate(answer.body), `${path} ${status} matches the document: ${JSON.stringify(validate.errors)}`)
   }
 
   const again = await request(`${base}/v1/openapi.json`, { headers: { 'if-none-match': etag } })

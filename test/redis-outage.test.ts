@@ -1,12 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { request } from 'undici'
 import { COMMAND_TIMEOUT_MS, PENDING_COMMANDS, RedisCounters } from '../ledger/redis-counters.js'
 import { COUNTER_WINDOW_MS } from '../ledger/types.js'
 import { RATE_COUNT_WAIT_MS } from '../runtime/limits.js'
 import { OwnRedis } from './redis-server.js'
 import { freePort } from './services.js'
-import { build, freshDir, rows, startRuntime, toCsv } from './support.js'
+import { build, rows, serve, toCsv } from './support.js'
 
 /** What a refusal may take past COMMAND_TIMEOUT_MS on a busy test machine. */
 const SLACK_MS = 500
@@ -111,30 +110,13 @@ t.test('nothing listening at start: the counters open, refuse quickly, and count
 t.test('a service whose Redis is down starts and answers; the counters that must not be given away refuse until Redis comes', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const port = await freePort()
-  const runtime = await startRuntime(
-    {
-      snapshots,
-      ledger: freshDir(t),
-      counters: `redis://127.0.0.1:${port}?prefix=outage:`,
-      rateLimit: 3,
-      demoQuota: 5,
-      trustedProxies: ['127.0.0.1'],
-      publicUrl: 'http://localhost',
-    },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
+  const counters = `redis://127.0.0.1:${port}?prefix=outage:`
+  const { get, post } = await serve(t, { snapshots, counters, rateLimit: 3, trustedProxies: ['127.0.0.1'] })
   let clients = 0
   /** The status of a request from client address `from` (a new one by default, which no rate limit has counted). */
   const status = async (path: string, from = `10.0.0.${++clients}`, body?: string) => {
-    const response = await request(`http://127.0.0.1:${runtime.address().port}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
-    })
-    await response.body.dump()
-    return response.statusCode
+    const headers = { 'x-forwarded-for': from }
+    return (body === undefined ? await get(path, { headers }) : await post(path, body, { headers })).status
   }
   const market = '/v1/market/valuation?make=VW&model=Golf&year=2017'
   const register = () => status('/v1/auth/register', '10.1.0.2', JSON.stringify({ email: 'anna.nowak@example.pl' }))
@@ -156,21 +138,15 @@ t.test('a service whose Redis is down starts and answers; the counters that must
 
   // Redis hung: no request waits for it past the rate limit's bound.
   const hung = await OwnRedis.start(t, await freePort())
-  const waiting = await startRuntime(
-    { snapshots, ledger: freshDir(t), counters: `${hung.url}?prefix=hung:`, rateLimit: 3, demoQuota: 5, trustedProxies: [], publicUrl: 'http://localhost' },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => waiting.close())
+  const waiting = await serve(t, { snapshots, counters: `${hung.url}?prefix=hung:`, rateLimit: 3 })
   await hung.hang()
   const took: number[] = []
   const answered: number[] = []
   for (let i = 0; i < 4; i++) {
     const started = Date.now()
-    const response = await request(`http://127.0.0.1:${waiting.address().port}/livez`)
-    await response.body.dump()
+    const { status } = await waiting.get('/livez')
     took.push(Date.now() - started)
-    answered.push(response.statusCode)
+    answered.push(status)
   }
   t.same(answered, [200, 200, 200, 429], '/livez answers, the rate limit counted in the process')
   t.ok(took.every((ms) => ms < RATE_COUNT_WAIT_MS + SLACK_MS), `none waited for the hung Redis past the bound (${took.join(', ')} ms)`)

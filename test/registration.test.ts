@@ -1,30 +1,21 @@
 import t from 'tap'
-import { request } from 'undici'
 import { OutboxMailer } from '../runtime/mailer.js'
-import { build, freshDir, outboxMail, rows, startRuntime, toCsv } from './support.js'
+import { build, freshDir, outboxMail, rows, serve, toCsv } from './support.js'
 
 async function setup(t: import('tap').Test) {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const outbox = freshDir(t)
   let now = Date.parse('2026-11-22T10:00:00Z')
-  const runtime = await startRuntime(
-    { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 5, trustedProxies: [], publicUrl: 'http://localhost', mailer: new OutboxMailer(outbox), clock: () => now },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  const base = `http://127.0.0.1:${runtime.address().port}`
-  const post = async (path: string, body: string, type = 'application/json') => {
-    const response = await request(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': type } })
-    return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as { status: string; data?: any; error?: any } }
-  }
+  const served = await serve(t, { snapshots, mailer: new OutboxMailer(outbox), clock: () => now })
+  const post = (path: string, body: string, type = 'application/json') =>
+    served.post(path, body, { headers: { 'content-type': type } })
   const mail = (to: string) => outboxMail(outbox, to)
   const codeOf = (to: string) => /code is (\d{6})/.exec(mail(to).at(-1)!.text)![1]!
-  return { base, post, mail, codeOf, advance: (ms: number) => (now += ms), now: () => now }
+  return { get: served.get, post, mail, codeOf, advance: (ms: number) => (now += ms), now: () => now }
 }
 
 t.test('register, verify, and the key arrives by e-mail with 50 credits', async (t) => {
-  const { base, post, mail, codeOf } = await setup(t)
+  const { get, post, mail, codeOf } = await setup(t)
   const asked = await post('/v1/auth/register', JSON.stringify({ email: ' Anna.Nowak@Example.PL ' }))
   t.same([asked.status, asked.body.data], [200, { email: 'anna.nowak@example.pl', code_sent: true, expires_in: 600 }])
   const code = codeOf('anna.nowak@example.pl')
@@ -33,11 +24,10 @@ t.test('register, verify, and the key arrives by e-mail with 50 credits', async 
   const verified = await post('/v1/auth/verify', JSON.stringify({ email: 'ANNA.NOWAK@example.pl', code }))
   t.same([verified.status, verified.body.data], [200, { email: 'anna.nowak@example.pl', key_sent: true }])
   const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(mail('anna.nowak@example.pl').at(-1)!.text)![1]!
-  const me = await request(`${base}/v1/account/me`, { headers: { 'x-api-key': key } })
-  const account = ((await me.body.json()) as { data: { credits_remaining: number; email: string } }).data
+  const account = (await get('/v1/account/me', { key })).body.data as { credits_remaining: number; email: string }
   t.same([account.email, account.credits_remaining], ['anna.nowak@example.pl', 50])
-  const usage = await request(`${base}/v1/account/usage`, { headers: { 'x-api-key': key } })
-  t.same(((await usage.body.json()) as { data: { transactions: { type: string; credits: number }[] } }).data.transactions.map((e) => [e.type, e.credits]), [['signup_bonus', 50]])
+  const usage = (await get('/v1/account/usage', { key })).body.data.transactions as { type: string; credits: number }[]
+  t.same(usage.map((e) => [e.type, e.credits]), [['signup_bonus', 50]])
 
   t.equal((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code }))).status, 400, 'a code works once')
   const again = await post('/v1/auth/register', JSON.stringify({ email: 'anna.nowak@example.pl' }))
@@ -70,14 +60,13 @@ t.test('codes expire, five wrong tries use one up, and codes are limited per add
 })
 
 t.test('bodies are checked: type, size, JSON, fields', async (t) => {
-  const { base, post } = await setup(t)
+  const { get, post } = await setup(t)
   t.same((await post('/v1/auth/register', 'email=a@b.pl', 'application/x-www-form-urlencoded')).status, 415)
   t.same((await post('/v1/auth/register', '{"email":')).body.error, { code: 'INVALID_PARAMETER', message: 'The body is not valid JSON.', parameter: 'body' })
   t.same((await post('/v1/auth/register', '[]')).body.error.parameter, 'body')
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'x'.repeat(5000) }))).status, 413)
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'not-an-address' }))).body.error.parameter, 'email')
   t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', code: '12345' }))).body.error.parameter, 'code')
-  const get = await request(`${base}/v1/auth/register`)
-  await get.body.dump()
-  t.same([get.statusCode, get.headers.allow], [405, 'POST'])
+  const got = await get('/v1/auth/register')
+  t.same([got.status, got.headers.allow], [405, 'POST'])
 })

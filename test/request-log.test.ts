@@ -2,7 +2,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { RequestLog } from '../runtime/request-log.js'
-import { build, freshDir, rows, spawnServe, startRuntime, toCsv } from './support.js'
+import { build, freshDir, rows, serve, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -15,17 +15,10 @@ t.test('every answer carries X-Request-Id, echoed when sane, and one log line wi
   await ledger.close()
   const written: string[] = []
   const log = new RequestLog((text) => written.push(text))
-  const runtime = await startRuntime(
-    { snapshots, ledger: ledgerDir, rateLimit: 0, demoQuota: 10, trustedProxies: [], publicUrl: 'http://localhost', requestLog: log },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  const base = `http://127.0.0.1:${runtime.address().port}`
+  const { get } = await serve(t, { snapshots, ledger: ledgerDir, demoQuota: 10, requestLog: log })
   const call = async (path: string, headers: Record<string, string> = {}) => {
-    const response = await request(`${base}${path}`, { headers })
-    await response.body.text()
-    return { status: response.statusCode, id: response.headers['x-request-id'] as string }
+    const answer = await get(path, { headers })
+    return { status: answer.status, id: answer.headers['x-request-id'] as string }
   }
 
   const keyed = await call('/v1/market/valuation?make=Volkswagen&model=Golf&year=2017', { 'x-api-key': key, 'x-request-id': 'trace-42.a:b' })

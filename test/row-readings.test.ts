@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import t from 'tap'
-import { COL, readExport, type RawRow } from '../build/export-reader.js'
+import { readExport, type RawRow } from '../build/export-reader.js'
+import { COL } from '../format/export-columns.js'
 import { TextTable } from '../build/text-table.js'
 
 /** What the build reads of a row besides its text, for every row of an export. */

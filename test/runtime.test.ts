@@ -1,6 +1,5 @@
-import t, { type Test } from 'tap'
-import { request } from 'undici'
-import { build, freshDir, reference, rows, startRuntime, toCsv, type Row, type TestRuntimeOptions } from './support.js'
+import t from 'tap'
+import { build, freshDir, reference, rows, serve, toCsv, type Row, type Served } from './support.js'
 
 // 24 listings of a 2017 Golf with known figures, 12 of a Passat, 9 of a Polo (under the threshold).
 const golf = rows(24, (i) => ({
@@ -17,35 +16,15 @@ const golf = rows(24, (i) => ({
 const data: Row[] = [...golf, ...rows(12, (i) => ({ model: 'Passat', price: 60_000 + i })), ...rows(9, () => ({ model: 'Polo' }))]
 const prices = (list: readonly Row[]) => list.map((r) => Number(r.price))
 
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: { status: string; data?: Record<string, unknown>; error?: { code: string; message: string; [k: string]: unknown } }
-  text: string
-}
-
-async function get(base: string, path: string, method: 'GET' | 'HEAD' | 'POST' = 'GET', headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await request(`${base}${path}`, { method, headers })
-  const text = await response.body.text()
-  return { status: response.statusCode, headers: response.headers, body: text === '' ? { status: '' } : JSON.parse(text), text }
-}
-
-async function serve(t: Test, snapshots: string, options: Partial<TestRuntimeOptions> = {}) {
-  const runtime = await startRuntime(
-    { snapshots, ledger: freshDir(t), rateLimit: 0, demoQuota: 1000, trustedProxies: [], publicUrl: 'https://example.test/', ...options },
-    '127.0.0.1',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  return { runtime, base: `http://127.0.0.1:${runtime.address().port}` }
-}
+/** Keyless calls enough for every test here, and the address register_url is made from. */
+const OPTIONS = { demoQuota: 1000, publicUrl: 'https://example.test/' }
 
 t.test('the five market endpoints answer with the snapshot figures in the envelope', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
-  const { base } = await serve(t, snapshots)
+  const { get } = await serve(t, { ...OPTIONS, snapshots })
   const q = 'make=vw&model=golf&year=2017'
 
-  const valuation = await get(base, `/v1/market/valuation?${q}`)
+  const valuation = await get(`/v1/market/valuation?${q}`)
   t.equal(valuation.status, 200)
   t.equal(valuation.headers['content-type'], 'application/json; charset=utf-8')
   t.same(valuation.body.data, {
@@ -62,19 +41,19 @@ t.test('the five market endpoints answer with the snapshot figures in the envelo
   t.notOk('credits_remaining' in valuation.body.data!, 'a keyless answer has no credits_remaining')
 
   const diesel = golf.filter((r) => r.fuel_type === 'Diesel')
-  const byFuel = await get(base, `/v1/market/valuation?${q}&fuel_type=DIESEL`)
+  const byFuel = await get(`/v1/market/valuation?${q}&fuel_type=DIESEL`)
   t.same(byFuel.body.data?.filters, { fuel_type: 'Diesel', gearbox: null, mileage: null })
   t.same(byFuel.body.data?.valuation, reference.quartiles(prices(diesel)))
   const window = golf.filter((r) => Math.abs(Number(r.mileage_km) - 150_000) <= 45_000)
-  const byMileage = await get(base, `/v1/market/valuation?${q}&mileage=150000`)
+  const byMileage = await get(`/v1/market/valuation?${q}&mileage=150000`)
   t.same(byMileage.body.data?.filters, { fuel_type: null, gearbox: null, mileage: 150000 })
   t.same(byMileage.body.data?.valuation, reference.quartiles(prices(window)))
   t.equal(byMileage.body.data?.sample_size, window.length)
-  const thinWindow = await get(base, `/v1/market/valuation?${q}&fuel_type=diesel&mileage=150000`)
+  const thinWindow = await get(`/v1/market/valuation?${q}&fuel_type=diesel&mileage=150000`)
   t.equal(thinWindow.status, 404)
   t.equal(thinWindow.body.error?.sample_size, window.filter((r) => r.fuel_type === 'Diesel').length)
 
-  const history = await get(base, `/v1/market/price-history?${q}&months=3`)
+  const history = await get(`/v1/market/price-history?${q}&months=3`)
   t.equal(history.body.data?.months_requested, 3)
   t.equal(history.body.data?.credits_used, 10)
   t.same(
@@ -85,7 +64,7 @@ t.test('the five market endpoints answer with the snapshot figures in the envelo
     }),
   )
 
-  const liquidity = await get(base, `/v1/market/liquidity?${q}`)
+  const liquidity = await get(`/v1/market/liquidity?${q}`)
   const closed = golf.filter((r) => r.active === 'false')
   const spans = closed.map((r) => (Date.parse(r.last_seen) - Date.parse(r.first_seen)) / 86_400_000)
   t.equal(liquidity.body.data?.observed_listing_span, reference.round(reference.percentile(spans, 0.5)))
@@ -94,7 +73,7 @@ t.test('the five market endpoints answer with the snapshot figures in the envelo
   t.equal(liquidity.body.data?.sample_size, 18)
   t.equal(liquidity.body.data?.credits_used, 6)
 
-  const factors = await get(base, `/v1/market/valuation-factors?${q}`)
+  const factors = await get(`/v1/market/valuation-factors?${q}`)
   t.equal(factors.body.data?.credits_used, 12)
   t.equal(factors.body.data?.total_sample_size, 24)
   const entries = factors.body.data?.factors as { dimension: string; price_diff_percent: number }[]
@@ -107,7 +86,7 @@ t.test('the five market endpoints answer with the snapshot figures in the envelo
     price_diff_percent: reference.pct(reference.mean(prices(imported)), reference.mean(prices(domestic))),
   })
 
-  const regional = await get(base, `/v1/market/regional?${q}`)
+  const regional = await get(`/v1/market/regional?${q}`)
   t.equal(regional.body.data?.credits_used, 8)
   t.equal(regional.body.data?.national_average, reference.round(reference.mean(prices(golf))))
   t.same(
@@ -121,7 +100,7 @@ t.test('the five market endpoints answer with the snapshot figures in the envelo
 
 t.test('bad requests are 400 INVALID_PARAMETER naming the parameter', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
-  const { base } = await serve(t, snapshots)
+  const { get } = await serve(t, { ...OPTIONS, snapshots })
   const cases: [string, string][] = [
     ['/v1/market/valuation?model=Golf&year=2017', 'make'],
     ['/v1/market/valuation?make=VW&year=2017', 'model'],
@@ -146,7 +125,7 @@ t.test('bad requests are 400 INVALID_PARAMETER naming the parameter', async (t) 
     ['/v1/market/regional?make=VW&model=Golf&year=2017&colour=red', 'colour'],
   ]
   for (const [path, parameter] of cases) {
-    const answer = await get(base, path)
+    const answer = await get(path)
     t.equal(answer.status, 400, path)
     t.equal(answer.body.status, 'error')
     t.equal(answer.body.error?.code, 'INVALID_PARAMETER', path)
@@ -156,113 +135,114 @@ t.test('bad requests are 400 INVALID_PARAMETER naming the parameter', async (t) 
 
 t.test('unknown names and thin data are 404 INSUFFICIENT_DATA; other paths 404 NOT_FOUND; other methods 405', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
-  const { base } = await serve(t, snapshots)
-  const unknown = await get(base, '/v1/market/valuation?make=Volkswagn&model=Go&year=2017')
+  const { get, head, post } = await serve(t, { ...OPTIONS, snapshots })
+  const unknown = await get('/v1/market/valuation?make=Volkswagn&model=Go&year=2017')
   t.equal(unknown.status, 404)
   t.equal(unknown.body.error?.code, 'INSUFFICIENT_DATA')
   t.same(unknown.body.error?.suggestions, ['Golf', 'Golf Family'], 'close canonical names and families are offered')
-  const thin = await get(base, '/v1/market/valuation?make=VW&model=Polo&year=2017')
+  const thin = await get('/v1/market/valuation?make=VW&model=Polo&year=2017')
   t.equal(thin.status, 404)
   t.equal(thin.body.error?.sample_size, 9)
-  const nothing = await get(base, '/v2/market/valuation')
+  const nothing = await get('/v2/market/valuation')
   t.equal(nothing.status, 404)
   t.equal(nothing.body.error?.code, 'NOT_FOUND')
-  const post = await get(base, '/v1/market/valuation?make=VW&model=Golf&year=2017', 'POST')
-  t.equal(post.status, 405)
-  t.equal(post.headers.allow, 'GET, HEAD')
-  t.equal(post.body.error?.code, 'METHOD_NOT_ALLOWED')
-  const long = await get(base, `/v1/market/valuation?make=${'a'.repeat(3000)}`)
+  const posted = await post('/v1/market/valuation?make=VW&model=Golf&year=2017')
+  t.equal(posted.status, 405)
+  t.equal(posted.headers.allow, 'GET, HEAD')
+  t.equal(posted.body.error?.code, 'METHOD_NOT_ALLOWED')
+  const long = await get(`/v1/market/valuation?make=${'a'.repeat(3000)}`)
   t.equal(long.status, 414)
   t.equal(long.body.error?.code, 'URI_TOO_LONG')
-  const head = await get(base, '/v1/market/regional?make=VW&model=Golf&year=2017', 'HEAD')
-  const getAnswer = await get(base, '/v1/market/regional?make=VW&model=Golf&year=2017')
-  t.equal(head.status, 200)
-  t.equal(head.text, '', 'HEAD has no body')
-  t.equal(head.headers['content-length'], String(Buffer.byteLength(getAnswer.text)))
-  t.same((await get(base, '/livez')).body, { status: 'success', data: { alive: true } })
-  const ready = await get(base, '/readyz')
+  const headed = await head('/v1/market/regional?make=VW&model=Golf&year=2017')
+  const getAnswer = await get('/v1/market/regional?make=VW&model=Golf&year=2017')
+  t.equal(headed.status, 200)
+  t.equal(headed.text, '', 'HEAD has no body')
+  t.equal(headed.headers['content-length'], String(Buffer.byteLength(getAnswer.text)))
+  t.same((await get('/livez')).body, { status: 'success', data: { alive: true } })
+  const ready = await get('/readyz')
   t.equal(ready.status, 200)
   t.equal(ready.body.data?.ready, true)
 })
 
 t.test('a port in use fails the start and leaves nothing open', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
-  const { runtime } = await serve(t, snapshots)
-  const ledger = freshDir(t)
-  const options = { snapshots, ledger, rateLimit: 0, demoQuota: 5, trustedProxies: [], publicUrl: 'http://localhost' }
-  await t.rejects(startRuntime(options, '127.0.0.1', runtime.address().port), { code: 'EADDRINUSE' })
+  const { runtime } = await serve(t, { ...OPTIONS, snapshots })
+  const options = { snapshots, ledger: freshDir(t) }
+  await t.rejects(serve(t, options, { port: runtime.address().port }), { code: 'EADDRINUSE' })
   // The failed start released what it had opened; a runtime on the same ledger starts as usual.
-  const again = await startRuntime(options, '127.0.0.1', 0)
-  t.ok(again.address().port > 0)
-  await again.close()
+  const again = await serve(t, options)
+  t.ok(again.runtime.address().port > 0)
+  await again.runtime.close()
 })
 
 t.test('without a snapshot the runtime is alive but not ready', async (t) => {
-  const { base } = await serve(t, freshDir(t))
-  t.equal((await get(base, '/livez')).status, 200)
-  const ready = await get(base, '/readyz')
+  const { get } = await serve(t, { ...OPTIONS, snapshots: freshDir(t) })
+  t.equal((await get('/livez')).status, 200)
+  const ready = await get('/readyz')
   t.equal(ready.status, 503)
   t.equal(ready.body.error?.code, 'NOT_READY')
-  t.equal((await get(base, '/v1/market/valuation?make=VW&model=Golf&year=2017')).status, 503)
+  t.equal((await get('/v1/market/valuation?make=VW&model=Golf&year=2017')).status, 503)
 })
 
 t.test('demo tier: 5 successful calls per address per UTC day, kept across a restart', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
   const ledger = freshDir(t)
   let now = Date.parse('2026-09-30T20:00:00Z')
-  const options = { ledger, demoQuota: 5, clock: () => now }
-  const first = await serve(t, snapshots, options)
-  const call = (base: string, path = '/v1/market/liquidity?make=VW&model=Golf&year=2017') => get(base, path)
-  for (let i = 0; i < 3; i++) t.equal((await call(first.base)).status, 200)
-  t.equal((await call(first.base, '/v1/market/liquidity?make=VW&model=Polo&year=2017')).status, 404, 'a failed call')
-  t.equal((await call(first.base, '/v1/market/liquidity?make=VW&model=Golf&year=abc')).status, 400, 'uses no quota')
+  const options = { ...OPTIONS, snapshots, ledger, demoQuota: 5, clock: () => now }
+  const first = await serve(t, options)
+  const call = (served: Served, path = '/v1/market/liquidity?make=VW&model=Golf&year=2017') => served.get(path)
+  for (let i = 0; i < 3; i++) t.equal((await call(first)).status, 200)
+  t.equal((await call(first, '/v1/market/liquidity?make=VW&model=Polo&year=2017')).status, 404, 'a failed call')
+  t.equal((await call(first, '/v1/market/liquidity?make=VW&model=Golf&year=abc')).status, 400, 'uses no quota')
   await first.runtime.close()
 
-  const second = await serve(t, snapshots, options)
-  t.equal((await call(second.base)).status, 200, 'the 4th success, after a restart')
-  t.equal((await call(second.base)).status, 200, 'the 5th')
-  const refused = await call(second.base)
+  const second = await serve(t, options)
+  t.equal((await call(second)).status, 200, 'the 4th success, after a restart')
+  t.equal((await call(second)).status, 200, 'the 5th')
+  const refused = await call(second)
   t.equal(refused.status, 429)
   t.equal(refused.body.error?.code, 'DEMO_LIMIT_REACHED')
   t.equal(refused.body.error?.register_url, 'https://example.test/register')
   t.equal(refused.headers['retry-after'], String(4 * 3600), 'seconds to the next UTC midnight')
   now = Date.parse('2026-10-01T00:00:01Z')
-  t.equal((await call(second.base)).status, 200, 'a new UTC day, a new quota')
+  t.equal((await call(second)).status, 200, 'a new UTC day, a new quota')
 })
 
 t.test('rate limit: requests per minute per address on every route, with RateLimit headers', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
   let now = Date.parse('2026-09-30T12:00:10Z')
-  const { base } = await serve(t, snapshots, { rateLimit: 3, clock: () => now })
-  const first = await get(base, '/livez')
+  const { get } = await serve(t, { ...OPTIONS, snapshots, rateLimit: 3, clock: () => now })
+  const first = await get('/livez')
   t.equal(first.headers['ratelimit-policy'], '"ip";q=3;w=60')
   t.equal(first.headers.ratelimit, '"ip";r=2;t=50')
-  t.equal((await get(base, '/nowhere')).status, 404, 'a 404 counts too')
-  t.equal((await get(base, '/v1/market/valuation?make=VW&model=Golf&year=2017')).status, 200)
-  const refused = await get(base, '/livez')
+  t.equal((await get('/nowhere')).status, 404, 'a 404 counts too')
+  t.equal((await get('/v1/market/valuation?make=VW&model=Golf&year=2017')).status, 200)
+  const refused = await get('/livez')
   t.equal(refused.status, 429)
   t.equal(refused.body.error?.code, 'RATE_LIMIT_EXCEEDED')
   t.equal(refused.headers['retry-after'], '50')
   t.equal(refused.headers.ratelimit, '"ip";r=0;t=50')
   now += 50_000
-  t.equal((await get(base, '/livez')).status, 200, 'the next minute')
+  t.equal((await get('/livez')).status, 200, 'the next minute')
 })
 
 t.test('X-Forwarded-For is believed only from a trusted proxy', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
-  const direct = await serve(t, snapshots, { rateLimit: 1 })
-  t.equal((await get(direct.base, '/livez', 'GET', { 'x-forwarded-for': '203.0.113.1' })).status, 200)
-  t.equal((await get(direct.base, '/livez', 'GET', { 'x-forwarded-for': '203.0.113.2' })).status, 429, 'an untrusted header does not change the address')
-  const proxied = await serve(t, snapshots, { rateLimit: 1, trustedProxies: ['127.0.0.1'] })
-  t.equal((await get(proxied.base, '/livez', 'GET', { 'x-forwarded-for': '203.0.113.1' })).status, 200)
-  t.equal((await get(proxied.base, '/livez', 'GET', { 'x-forwarded-for': '203.0.113.2, 127.0.0.1' })).status, 200, 'another client behind the proxy')
-  t.equal((await get(proxied.base, '/livez', 'GET', { 'x-forwarded-for': '203.0.113.1' })).status, 429)
+  const direct = await serve(t, { ...OPTIONS, snapshots, rateLimit: 1 })
+  t.equal((await direct.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 200)
+  t.equal((await direct.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2' } })).status, 429, 'an untrusted header does not change the address')
+  const proxied = await serve(t, { ...OPTIONS, snapshots, rateLimit: 1, trustedProxies: ['127.0.0.1'] })
+  t.equal((await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 200)
+  t.equal((await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2, 127.0.0.1' } })).status, 200, 'another client behind the proxy')
+  t.equal((await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 429)
 })
 
 t.test('an unexpected failure is a 500 envelope without internals, and the server keeps serving', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
   let fail = false
-  const { base } = await serve(t, snapshots, {
+  const { get } = await serve(t, {
+    ...OPTIONS,
+    snapshots,
     rateLimit: 100,
     clock: () => {
       if (fail) {
@@ -273,9 +253,9 @@ t.test('an unexpected failure is a 500 envelope without internals, and the serve
     },
   })
   fail = true
-  const broken = await get(base, '/v1/market/valuation?make=VW&model=Golf&year=2017')
+  const broken = await get('/v1/market/valuation?make=VW&model=Golf&year=2017')
   t.equal(broken.status, 500)
   t.equal(broken.body.error?.code, 'INTERNAL_ERROR')
   t.notMatch(broken.text, /secret|fire|at \//, 'nothing of the failure leaks')
-  t.equal((await get(base, '/v1/market/valuation?make=VW&model=Golf&year=2017')).status, 200)
+  t.equal((await get('/v1/market/valuation?make=VW&model=Golf&year=2017')).status, 200)
 })

@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os'
 import t from 'tap'
 import { request } from 'undici'
 import { ENGINES } from './ledger-engines.js'
-import { build, freshDir, rows, spawnServe, startRuntime, toCsv } from './support.js'
+import { build, rows, serve, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const status = async (port: number, path: string, headers: Record<string, string> = {}) => {
@@ -36,15 +36,10 @@ const ipv6Loopback = Object.values(networkInterfaces()).some((list) => list?.som
 
 t.test('an IPv4 client of a dual-stack socket counts as its IPv4 address', { skip: ipv6Loopback ? false : 'no IPv6 loopback here' }, async (t) => {
   const { snapshots } = await build(t, data)
-  const runtime = await startRuntime(
-    { snapshots, ledger: freshDir(t), rateLimit: 1, demoQuota: 5, trustedProxies: ['127.0.0.1'], publicUrl: 'http://localhost' },
-    '::',
-    0,
-  )
-  t.teardown(() => runtime.close())
-  const port = runtime.address().port
+  const { get } = await serve(t, { snapshots, rateLimit: 1, trustedProxies: ['127.0.0.1'] }, { host: '::' })
+  const livez = async (from: string) => (await get('/livez', { headers: { 'x-forwarded-for': from } })).status
   // The socket sees ::ffff:127.0.0.1; only as 127.0.0.1 is it the trusted proxy whose X-Forwarded-For counts.
-  t.equal(await status(port, '/livez', { 'x-forwarded-for': '198.51.100.7' }), 200)
-  t.equal(await status(port, '/livez', { 'x-forwarded-for': '198.51.100.8' }), 200, 'another client behind the proxy')
-  t.equal(await status(port, '/livez', { 'x-forwarded-for': '198.51.100.7' }), 429, 'the first client again: over its limit')
+  t.equal(await livez('198.51.100.7'), 200)
+  t.equal(await livez('198.51.100.8'), 200, 'another client behind the proxy')
+  t.equal(await livez('198.51.100.7'), 429, 'the first client again: over its limit')
 })

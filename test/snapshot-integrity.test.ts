@@ -7,6 +7,7 @@ import { request } from 'undici'
 import { runBuild } from '../build/run-build.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
 import { StoredAnswer, renderAnswer } from '../format/rendered.js'
+import { SnapshotError, type SnapshotErrorCode } from '../format/snapshot-error.js'
 import { ANSWERS_OPTIONS, MANIFEST_FILE, SNAPSHOT_FILE, answerKey, type AnswerRecords, type Operation, type PriceFigures } from '../format/schema.js'
 import { UNKNOWN } from '../format/vocabulary.js'
 import { answerProblem } from '../query/answer-consistency.js'
@@ -25,13 +26,14 @@ const PRICES = Array.from({ length: 12 }, (_, i) => 40_000 + i * 1_250)
 const GOLF = vehicle('Volkswagen', 'Golf', 2017)
 const golfs = () => toCsv(rows(PRICES.length, (i) => ({ price: PRICES[i]! })))
 
-/** Whether Snapshot.open accepts a folder (closing it again). */
-async function opens(dir: string): Promise<boolean> {
+/** Why Snapshot.open refuses a folder (a SnapshotError's code), or undefined when it opens it (and closes it again). */
+async function refusal(dir: string): Promise<SnapshotErrorCode | undefined> {
   try {
     await Snapshot.open(dir).close()
-    return true
-  } catch {
-    return false
+    return undefined
+  } catch (error) {
+    if (error instanceof SnapshotError) return error.code
+    throw error
   }
 }
 
@@ -62,14 +64,14 @@ t.test('a normal build serves; a copy with one byte flipped in the middle of its
   const name = basename(next.snapshot)
   const copy = join(snapshots, name)
   copySnapshot(next.snapshot, copy)
-  t.ok(await opens(copy), 'the copy as built opens')
+  t.equal(await refusal(copy), undefined, 'the copy as built opens')
   const file = join(copy, SNAPSHOT_FILE)
   const bytes = readFileSync(file)
   const middle = bytes.length >> 1
   bytes[middle] = bytes[middle]! ^ 0x01
   writeFileSync(file, bytes)
   t.equal(lmdbFileProblem(file), undefined, 'still an LMDB file LMDB could map')
-  t.notOk(await opens(copy), 'Snapshot.open refuses it')
+  t.equal(await refusal(copy), 'digest_mismatch', 'Snapshot.open refuses it')
 
   pointCurrent(snapshots, name)
   const refused = async () => metric(await (await request(`${base}/metrics`)).body.text(), 'carmarket_snapshot_swaps_total{result="refused"}')
@@ -99,31 +101,46 @@ t.test('a valuation whose median was changed to lie above its p75, its digests m
   t.teardown(() => snapshot.close())
   const { median, p75 } = snapshot.valuation(GOLF).valuation
   t.ok(median > p75, `without the check it would be served: median ${median} beside p75 ${p75}`)
-  t.throws(() => snapshot.check(200), 'the check refuses it')
+  t.throws(() => snapshot.check(200), { code: 'inconsistent_answer' }, 'the check refuses it')
   t.doesNotThrow(() => built.snapshot.check(200), 'the snapshot as built passes')
 })
 
 t.test('a wrong size, a missing manifest.json, one without digests, an unlisted file, another build: each refused', async (t) => {
   const { report } = await build(t, golfs())
   const root = freshDir(t)
-  const cases: Record<string, (dir: string) => void> = {
-    'a byte appended to the data file': (dir) => appendFileSync(join(dir, SNAPSHOT_FILE), Buffer.alloc(1)),
-    'the data file cut short': (dir) => writeFileSync(join(dir, SNAPSHOT_FILE), readFileSync(join(dir, SNAPSHOT_FILE)).subarray(0, 8192)),
-    'the data file missing': (dir) => rmSync(join(dir, SNAPSHOT_FILE)),
-    'manifest.json missing': (dir) => rmSync(join(dir, MANIFEST_FILE)),
-    'manifest.json not JSON': (dir) => writeFileSync(join(dir, MANIFEST_FILE), '{"build_id":'),
-    'manifest.json without digests (a build from before them)': (dir) => editManifest(dir, (m) => Object.fromEntries(Object.entries(m).filter(([member]) => member !== 'files'))),
-    'manifest.json listing a malformed digest': (dir) => editManifest(dir, (m) => ({ ...m, files: { [SNAPSHOT_FILE]: { bytes: -1, sha256: 'x' } } })),
-    'manifest.json listing a file outside the folder': (dir) => editManifest(dir, (m) => ({ ...m, files: { ...(m.files as object), '../x': { bytes: 0, sha256: '0'.repeat(64) } } })),
-    'a data file manifest.json does not list': (dir) => writeFileSync(join(dir, 'extra.mdb'), 'x'),
-    'manifest.json of another build': (dir) => editManifest(dir, (m) => ({ ...m, build_id: '20260101T000000000Z-000000' })),
+  const cases: Record<string, [(dir: string) => void, SnapshotErrorCode]> = {
+    'a byte appended to the data file': [(dir) => appendFileSync(join(dir, SNAPSHOT_FILE), Buffer.alloc(1)), 'size_mismatch'],
+    'the data file cut short': [
+      (dir) => writeFileSync(join(dir, SNAPSHOT_FILE), readFileSync(join(dir, SNAPSHOT_FILE)).subarray(0, 8192)),
+      'size_mismatch',
+    ],
+    'the data file missing': [(dir) => rmSync(join(dir, SNAPSHOT_FILE)), 'no_snapshot'],
+    'manifest.json missing': [(dir) => rmSync(join(dir, MANIFEST_FILE)), 'missing_file'],
+    'manifest.json not JSON': [(dir) => writeFileSync(join(dir, MANIFEST_FILE), '{"build_id":'), 'invalid_manifest'],
+    'manifest.json without digests (a build from before them)': [
+      (dir) => editManifest(dir, (m) => Object.fromEntries(Object.entries(m).filter(([member]) => member !== 'files'))),
+      'no_digests',
+    ],
+    'manifest.json listing a malformed digest': [
+      (dir) => editManifest(dir, (m) => ({ ...m, files: { [SNAPSHOT_FILE]: { bytes: -1, sha256: 'x' } } })),
+      'invalid_manifest',
+    ],
+    'manifest.json listing a file outside the folder': [
+      (dir) => editManifest(dir, (m) => ({ ...m, files: { ...(m.files as object), '../x': { bytes: 0, sha256: '0'.repeat(64) } } })),
+      'invalid_manifest',
+    ],
+    'a data file manifest.json does not list': [(dir) => writeFileSync(join(dir, 'extra.mdb'), 'x'), 'unlisted_file'],
+    'manifest.json of another build': [
+      (dir) => editManifest(dir, (m) => ({ ...m, build_id: '20260101T000000000Z-000000' })),
+      'build_mismatch',
+    ],
   }
-  for (const [what, change] of Object.entries(cases)) {
+  for (const [what, [change, code]] of Object.entries(cases)) {
     const dir = join(root, what.replace(/\W+/g, '-'))
     copySnapshot(report.snapshot, dir)
-    t.ok(await opens(dir), `${what}: the copy opens before the change`)
+    t.equal(await refusal(dir), undefined, `${what}: the copy opens before the change`)
     change(dir)
-    t.notOk(await opens(dir), `${what}: refused`)
+    t.equal(await refusal(dir), code, `${what}: refused`)
   }
 })
 

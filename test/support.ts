@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { open } from 'lmdb'
 import type { Test } from 'tap'
+import { request } from 'undici'
 import { runBuild, type BuildOptions, type BuildReport } from '../build/run-build.js'
+import { COLUMNS } from '../format/export-columns.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } from '../format/schema.js'
 import { Snapshot } from '../query/snapshot.js'
@@ -13,7 +15,7 @@ import { COUNTERS_FILE } from '../ledger/lmdb-counters.js'
 import { openCounters, openLedger } from '../cli/engines.js'
 import { siteOf } from '../cli/serve-command.js'
 import { OutboxMailer, type Mailer } from '../runtime/mailer.js'
-import { Runtime, type RuntimeOptions } from '../runtime/server.js'
+import { DEFAULTS, Runtime, type RuntimeOptions } from '../runtime/server.js'
 
 /** A row of a test export: every column of the data contract, as text. */
 export interface Row {
@@ -32,22 +34,6 @@ export interface Row {
   last_seen: string
   active: string
 }
-export const COLUMNS: readonly (keyof Row)[] = [
-  'listing_id',
-  'make',
-  'model',
-  'year',
-  'price',
-  'currency',
-  'mileage_km',
-  'fuel_type',
-  'gearbox',
-  'imported',
-  'voivodeship',
-  'first_seen',
-  'last_seen',
-  'active',
-]
 
 let nextId = 1
 /** A valid row (a 2017 Golf, closed, in mazowieckie) with some fields replaced. */
@@ -293,36 +279,117 @@ export function demoCalls(t: Test, ledgerDir: string): number {
   return [...counters.getRange({ start: ['demo'], end: ['demo', Infinity] })].reduce((sum, { value }) => sum + value, 0)
 }
 
-/** The runtime's options with the ledger and the counters as locations, and the site and the engines left to startRuntime. */
-export type TestRuntimeOptions = Omit<RuntimeOptions, 'ledger' | 'counters' | 'mailer' | 'site'> & {
-  /** The ledger's location: an LMDB folder or a PostgreSQL URL. */
-  readonly ledger: string
+type Wired = 'ledger' | 'counters' | 'mailer' | 'site'
+type Defaulted = 'rateLimit' | 'demoQuota' | 'trustedProxies' | 'publicUrl'
+
+/**
+ * The runtime's options as a test gives them: the ledger and the counters as locations,
+ * the site and the engines left to serve, and what most tests leave alone defaulted.
+ */
+export type TestRuntimeOptions = Omit<RuntimeOptions, Wired | Defaulted> & {
+  /** The ledger's location: an LMDB folder or a PostgreSQL URL; a fresh folder by default. */
+  readonly ledger?: string
   /** The counters' URL (Redis); by default the ledger's engine keeps them. */
   readonly counters?: string
   readonly mailer?: Mailer
+  /** 0 (no limit) by default. */
+  readonly rateLimit?: number
+  /** The service's default by default. */
+  readonly demoQuota?: number
+  /** None by default. */
+  readonly trustedProxies?: readonly string[]
+  /** http://localhost by default. */
+  readonly publicUrl?: string
+}
+
+/** The body of an API answer: the spec's envelope. */
+export interface ApiBody {
+  readonly status: string
+  readonly data?: any
+  readonly error?: any
+}
+
+/** An answer as it came: status, headers and body text. */
+export interface Reply {
+  readonly status: number
+  readonly headers: Record<string, string | string[] | undefined>
+  readonly text: string
+}
+
+/** An API answer, its body parsed. */
+export interface ApiAnswer extends Reply {
+  readonly body: ApiBody
+}
+
+export interface CallOptions {
+  /** Sent as X-API-Key. */
+  readonly key?: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** A runtime under test, and a client of its API. */
+export interface Served {
+  readonly runtime: Runtime
+  /** Its address, http://127.0.0.1:PORT. */
+  readonly base: string
+  get(path: string, options?: CallOptions): Promise<ApiAnswer>
+  head(path: string, options?: CallOptions): Promise<Reply>
+  /** `body` is sent as it is when it is a string (application/json unless the headers say otherwise), else as JSON. */
+  post(path: string, body?: unknown, options?: CallOptions): Promise<ApiAnswer>
 }
 
 /**
  * The runtime wired as `carmarket serve` wires it, on the ledger at `options.ledger` (a
  * folder or a URL) and the counters `options.counters` names (by default the ledger's),
- * mail in the ledger folder's `outbox` unless a mailer is given.
+ * mail in the ledger folder's `outbox` unless a mailer is given; listening on
+ * 127.0.0.1 and a free port unless told otherwise, and stopped when the test ends.
  */
-export async function startRuntime(
+export async function serve(
+  t: Test,
   options: TestRuntimeOptions,
-  host: string,
-  port: number,
-): Promise<Runtime> {
-  return Runtime.start(
+  listen: { readonly host?: string; readonly port?: number } = {},
+): Promise<Served> {
+  const ledger = options.ledger ?? freshDir(t)
+  const publicUrl = options.publicUrl ?? 'http://localhost'
+  const demoQuota = options.demoQuota ?? DEFAULTS.demoQuota
+  const runtime = await Runtime.start(
     {
       ...options,
-      ledger: await openLedger(options.ledger),
-      counters: await openCounters(options.ledger, options.counters),
-      mailer: options.mailer ?? new OutboxMailer(outboxBeside(options.ledger)),
-      site: siteOf(options.publicUrl, options.demoQuota),
+      ledger: await openLedger(ledger),
+      counters: await openCounters(ledger, options.counters),
+      mailer: options.mailer ?? new OutboxMailer(outboxBeside(ledger)),
+      site: siteOf(publicUrl, demoQuota),
+      rateLimit: options.rateLimit ?? 0,
+      demoQuota,
+      trustedProxies: options.trustedProxies ?? [],
+      publicUrl,
     },
-    host,
-    port,
+    listen.host ?? '127.0.0.1',
+    listen.port ?? 0,
   )
+  t.teardown(() => runtime.close())
+  const base = `http://127.0.0.1:${runtime.address().port}`
+  type Call = CallOptions & { readonly body?: string | undefined }
+  const call = async (method: 'GET' | 'HEAD' | 'POST', path: string, options: Call = {}): Promise<Reply> => {
+    const headers = { ...(options.key === undefined ? {} : { 'x-api-key': options.key }), ...options.headers }
+    const response = await request(`${base}${path}`, { method, headers, body: options.body })
+    return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
+  }
+  const parsed = (reply: Reply): ApiAnswer => ({ ...reply, body: JSON.parse(reply.text) as ApiBody })
+  return {
+    runtime,
+    base,
+    get: async (path, options) => parsed(await call('GET', path, options)),
+    head: (path, options) => call('HEAD', path, options),
+    post: async (path, body, options = {}) =>
+      parsed(
+        await call('POST', path, {
+          ...options,
+          body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
+          headers: body === undefined ? options.headers : { 'content-type': 'application/json', ...options.headers },
+        }),
+      ),
+  }
 }
 
 /** The outbox in an LMDB ledger folder; a ledger at a URL has no folder to put one in. */

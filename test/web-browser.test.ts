@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t from 'tap'
 import { request } from 'undici'
-import { CODES_PER_EMAIL, SIGNUP_CREDITS } from '../runtime/registration.js'
+import { SIGNUP_CREDITS } from '../query/prices.js'
+import { CODES_PER_EMAIL } from '../runtime/registration.js'
 import { build, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
 
 /** Debian's Chromium: .ci/run installs it, and without it this test fails rather than skips. */

@@ -1,4 +1,4 @@
-import { SIGNUP_CREDITS } from '../runtime/registration.js'
+import { SIGNUP_CREDITS } from '../query/prices.js'
 import { LOGO } from './logo.js'
 import type { Site } from './site.js'
 

@@ -1,14 +1,13 @@
 import { HISTORY_MONTHS } from '../format/schema.js'
 import { VOIVODESHIPS } from '../format/vocabulary.js'
-import { OPERATION_SPECS } from '../query/operations.js'
-import { SIGNUP_CREDITS } from '../runtime/registration.js'
+import { CREDIT_USD, OPERATION_CREDITS, PLANS, SIGNUP_CREDITS } from '../query/prices.js'
 import type { OperationView } from './api-view.js'
 import { KEY_VARIABLE, curlExample } from './curl.js'
 import { exampleAnswer, exampleOf } from './example.js'
 import { figures } from './figures.js'
 import { html } from './html.js'
 import { layout } from './layout.js'
-import { CREDIT_USD, PLANS, count, dollars } from './plans.js'
+import { count, dollars } from './amounts.js'
 import type { Site } from './site.js'
 import { table } from './table.js'
 
@@ -25,7 +24,7 @@ export function landingPage(site: Site): string {
   const first = example(site)
   const answer = exampleOf(site, first)
   const facts = figures(site.served)
-  const valuationCredits = OPERATION_SPECS.valuation.credits
+  const valuationCredits = OPERATION_CREDITS.valuation
   const market = api.operations.filter((o) => o.tag === 'market')
   const mailto = (subject: string) => `mailto:${site.sales}?subject=${encodeURIComponent(subject)}`
   const main = html`<div class="wrap">

@@ -1,9 +1,9 @@
 import { HISTORY_MONTHS, MIN_LISTINGS, OPERATIONS, type Operation } from '../format/schema.js'
 import { VOIVODESHIPS } from '../format/vocabulary.js'
-import { SIGNUP_CREDITS } from '../runtime/registration.js'
+import { CREDIT_USD, PLANS, SIGNUP_CREDITS } from '../query/prices.js'
 import type { OperationView } from './api-view.js'
+import { count, dollars } from './amounts.js'
 import { figures } from './figures.js'
-import { CREDIT_USD, PLANS, count, dollars } from './plans.js'
 import type { Site } from './site.js'
 
 /** When a model should pick each market operation: the document says what they return, not when they help. */

@@ -1,4 +1,4 @@
-import { SIGNUP_CREDITS } from '../runtime/registration.js'
+import { SIGNUP_CREDITS } from '../query/prices.js'
 import { KEY_VARIABLE, curlExample } from './curl.js'
 import { html } from './html.js'
 import { layout } from './layout.js'

@@ -1,0 +1,24 @@
+import type { Operation } from '../format/schema.js'
+
+/** What each market operation costs in credits (interface spec, "Limits"); a failed call costs none. */
+export const OPERATION_CREDITS: Readonly<Record<Operation, number>> = {
+  valuation: 8,
+  'price-history': 10,
+  liquidity: 6,
+  'valuation-factors': 12,
+  regional: 8,
+}
+
+/** The credits an account opened by registration starts with. */
+export const SIGNUP_CREDITS = 50
+
+/** What a credit is worth at list price (interface spec); the plans discount it. */
+export const CREDIT_USD = 0.01
+
+/** The credit plans, smallest first. */
+export const PLANS = [
+  { credits: 5_000, usd: 49 },
+  { credits: 15_000, usd: 129 },
+  { credits: 40_000, usd: 299 },
+  { credits: 100_000, usd: 699 },
+] as const
