@@ -1,11 +1,12 @@
-import { FUEL_TYPES, GEARBOXES, fuelCode, gearboxCode, type FuelType, type Gearbox } from '../format/vocabulary.js'
-import { invalidParameter } from './api-error.js'
+import type { FuelType, Gearbox } from '../format/vocabulary.js'
+import { ApiError, invalidParameter } from './api-error.js'
+import { REQUEST_VALUES, spellings, type Vocabulary } from './value-aliases.js'
 
 /**
  * Guards for the parameters of the market operations: each takes the raw text of a
  * request (a query string, CLI options) and returns typed values or throws an
- * INVALID_PARAMETER ApiError naming the parameter. The bounds here are the ones the
- * API documents.
+ * INVALID_PARAMETER ApiError naming the parameter. The bounds and vocabularies here are
+ * the ones the API documents.
  */
 
 export const MIN_YEAR = 1900
@@ -54,6 +55,22 @@ function integer(get: ParamSource, parameter: string, min: number, max: number):
   return Number(value)
 }
 
+/** One of a vocabulary's values, given as any of its spellings; null when not given. */
+function enumerated<T extends string>(
+  get: ParamSource,
+  parameter: keyof typeof REQUEST_VALUES,
+  vocabulary: Vocabulary<T>,
+): T | null {
+  const raw = get(parameter)
+  if (raw === undefined) return null
+  const value = vocabulary.resolve(raw)
+  if (value !== undefined) return value
+  throw new ApiError('INVALID_PARAMETER', `${parameter} must be one of ${spellings(vocabulary)}`, {
+    parameter,
+    accepted: vocabulary.aliases,
+  })
+}
+
 /** make, model and year; `maxYear` is the latest production year the snapshot can hold. */
 export function vehicleParams(get: ParamSource, maxYear: number): VehicleParams {
   const make = name(get, 'make')
@@ -65,22 +82,8 @@ export function vehicleParams(get: ParamSource, maxYear: number): VehicleParams 
 
 export function valuationParams(get: ParamSource, maxYear: number): ValuationParams {
   const { make, model, year } = vehicleParams(get, maxYear)
-  const fuel = get('fuel_type')
-  let fuelType: FuelType | null = null
-  if (fuel !== undefined) {
-    const code = fuelCode(fuel)
-    if (code === undefined) {
-      throw invalidParameter('fuel_type', `fuel_type must be one of ${FUEL_TYPES.join(', ')} (or petrol, diesel, hybrid, phev, electric, lpg, cng, hydrogen)`)
-    }
-    fuelType = FUEL_TYPES[code]!
-  }
-  const gear = get('gearbox')
-  let gearbox: Gearbox | null = null
-  if (gear !== undefined) {
-    const code = gearboxCode(gear)
-    if (code === undefined) throw invalidParameter('gearbox', `gearbox must be one of ${GEARBOXES.join(', ')} (or manual, automatic)`)
-    gearbox = GEARBOXES[code]!
-  }
+  const fuelType = enumerated(get, 'fuel_type', REQUEST_VALUES.fuel_type)
+  const gearbox = enumerated(get, 'gearbox', REQUEST_VALUES.gearbox)
   const mileage = integer(get, 'mileage', 1, MAX_MILEAGE) ?? null
   // Spelled out: spreading the vehicle's fields into a new object cost ten times more.
   return { make, model, year, fuel_type: fuelType, gearbox, mileage }

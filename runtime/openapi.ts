@@ -1,8 +1,9 @@
 import { OPERATIONS, type Operation } from '../format/schema.js'
-import { FUEL_ALIASES, FUEL_TYPES, GEARBOXES, GEARBOX_ALIASES, VOIVODESHIPS } from '../format/vocabulary.js'
+import { FUEL_TYPES, GEARBOXES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { MAX_MILEAGE, MAX_NAME_LENGTH, MIN_YEAR, MONTHS } from '../query/params.js'
+import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
 import { FAILED_CALL_ENTRIES_PER_DAY } from '../ledger/types.js'
@@ -20,10 +21,12 @@ const object = (properties: Record<string, Schema>, required = Object.keys(prope
   additionalProperties: false,
 })
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
-const accepted = <T extends string>(canonical: readonly T[], aliases: Readonly<Record<T, readonly string[]>>) => [
-  ...canonical,
-  ...canonical.flatMap((c) => aliases[c]),
-]
+/** Every spelling of a vocabulary, canonical values first. */
+const enumerated = <T extends string>(vocabulary: Vocabulary<T>): Schema => ({
+  ...string,
+  enum: [...vocabulary.canonical, ...vocabulary.canonical.flatMap((c) => vocabulary.aliases[c])],
+  maxLength: MAX_VALUE_LENGTH,
+})
 
 const PARAMETERS: Record<string, Schema> = {
   make: { description: 'Make, as written or an alias (VW, Mercedes).', schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH }, example: 'VW' },
@@ -33,13 +36,13 @@ const PARAMETERS: Record<string, Schema> = {
     example: 'Golf',
   },
   fuel_type: {
-    description: 'Fuel type in Polish or English, case-, diacritic- and spacing-insensitive.',
-    schema: { ...string, enum: accepted(FUEL_TYPES, FUEL_ALIASES), maxLength: MAX_VALUE_LENGTH },
+    description: `Fuel type, answered as its canonical value: ${spellings(REQUEST_VALUES.fuel_type)}.`,
+    schema: enumerated(REQUEST_VALUES.fuel_type),
     example: 'Diesel',
   },
   gearbox: {
-    description: 'Gearbox in Polish or English, case-insensitive.',
-    schema: { ...string, enum: accepted(GEARBOXES, GEARBOX_ALIASES) },
+    description: `Gearbox, answered as its canonical value: ${spellings(REQUEST_VALUES.gearbox)}.`,
+    schema: enumerated(REQUEST_VALUES.gearbox),
     example: 'manual',
   },
   mileage: { description: 'Target mileage in km: only listings within ±30% of it are used.', schema: integer({ minimum: 1, maximum: MAX_MILEAGE }), example: 120000 },
@@ -291,6 +294,11 @@ function schemas(): Record<string, Schema> {
           parameter: { ...string, description: 'INVALID_PARAMETER: the parameter at fault.' },
           suggestions: { type: 'array', items: string, description: 'INSUFFICIENT_DATA for an unknown name: close canonical names.' },
           sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
+          accepted: {
+            type: 'object',
+            additionalProperties: { type: 'array', items: string },
+            description: 'INVALID_PARAMETER of fuel_type or gearbox: each canonical value with the aliases it accepts.',
+          },
           register_url: { ...string, description: 'DEMO_LIMIT_REACHED: where to register for a key.' },
           top_up_url: { ...string, description: 'INSUFFICIENT_CREDITS: where to buy credits.' },
           ledger: { const: 'failing', description: 'SERVICE_UNAVAILABLE from /readyz: writes to the ledger are failing.' },
