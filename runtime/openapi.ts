@@ -294,6 +294,14 @@ function schemas(): Record<string, Schema> {
           parameter: { ...string, description: 'INVALID_PARAMETER: the parameter at fault.' },
           suggestions: { type: 'array', items: string, description: 'INSUFFICIENT_DATA for an unknown name: close canonical names.' },
           sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
+          filters: {
+            type: 'object',
+            description: 'INSUFFICIENT_DATA of a filtered valuation: its filters, as its answer would echo them.',
+          },
+          mileage_window: {
+            ...object({ from: integer(), to: integer() }),
+            description: 'INSUFFICIENT_DATA of a valuation with a mileage: the km (inclusive) its ±30% window keeps.',
+          },
           accepted: {
             type: 'object',
             additionalProperties: { type: 'array', items: string },
