@@ -29,7 +29,20 @@ import { ApiError } from './api-error.js'
 import type { LiquidityData, PriceHistoryData, RegionalData, ValuationData, ValuationFactorsData } from './answers.js'
 import { NameResolver, type Resolution } from './name-resolver.js'
 import { describe, filterMiss, insufficient, mileageMiss, mileageWindow, type KnownMileages } from './thin-data.js'
-import type { PriceHistoryParams, ValuationParams, VehicleParams } from './params.js'
+import { OPERATION_SPECS } from './operations.js'
+import {
+  fieldSource,
+  priceHistoryParams,
+  valuationParams,
+  vehicleParams,
+  type ParamSource,
+  type PriceHistoryFields,
+  type PriceHistoryParams,
+  type ValuationFields,
+  type ValuationParams,
+  type VehicleFields,
+  type VehicleParams,
+} from './params.js'
 
 /**
  * A snapshot opened read-only: the embedding API and the code the HTTP runtime calls.
@@ -39,9 +52,8 @@ import type { PriceHistoryParams, ValuationParams, VehicleParams } from './param
  *
  * @example
  * const snapshot = Snapshot.open('snapshots')   // follows snapshots/current
- * const { valuation } = snapshot.valuation({ make: 'VW', model: 'Golf', year: 2017,
- *   fuel_type: null, gearbox: null, mileage: null })
- * snapshot.close()
+ * const { valuation } = snapshot.valuation({ make: 'VW', model: 'Golf', year: 2017 })
+ * await snapshot.close()
  */
 export class Snapshot {
   readonly manifest: Manifest
@@ -138,33 +150,54 @@ export class Snapshot {
     return this.names.resolve(make, model)
   }
 
-  /** Average, median, p25 and p75 of prices, optionally narrowed by fuel, gearbox and a ±30% mileage window. */
-  valuation(params: ValuationParams): ValuationData {
+  // The embedding API: each question is guarded as the HTTP API guards its query string
+  // (same bounds, spellings and INVALID_PARAMETER errors), then answered by the same code.
+
+  /**
+   * Average, median, p25 and p75 of prices, optionally narrowed by fuel, gearbox and a ±30% mileage window.
+   *
+   * @example snapshot.valuation({ make: 'VW', model: 'Golf', year: 2017, fuel_type: 'diesel', mileage: 150000 })
+   */
+  valuation(fields: ValuationFields): ValuationData {
+    const params = valuationParams(this.source(fields, 'valuation'), this.maxYear)
     return JSON.parse(this.valuationJson(params)) as ValuationData
   }
 
-  /** Mean price per month of first sighting over the `months` months ending with the as-of month. */
-  priceHistory(params: PriceHistoryParams): PriceHistoryData {
+  /**
+   * Mean price per month of first sighting over the `months` months (6 unless given) ending with the as-of month.
+   *
+   * @example snapshot.priceHistory({ make: 'BMW', model: '3 Series', year: '2018', months: 12 })
+   */
+  priceHistory(fields: PriceHistoryFields): PriceHistoryData {
+    const params = priceHistoryParams(this.source(fields, 'price-history'), this.maxYear)
     return JSON.parse(this.priceHistoryJson(params)) as PriceHistoryData
   }
 
   /** Days on market estimated from the listing spans of closed listings. */
-  liquidity(params: VehicleParams): LiquidityData {
+  liquidity(fields: VehicleFields): LiquidityData {
+    const params = vehicleParams(this.source(fields, 'liquidity'), this.maxYear)
     return JSON.parse(this.liquidityJson(params)) as LiquidityData
   }
 
   /** Price differences of imported against domestic, automatic against manual, and each fuel against petrol. */
-  valuationFactors(params: VehicleParams): ValuationFactorsData {
+  valuationFactors(fields: VehicleFields): ValuationFactorsData {
+    const params = vehicleParams(this.source(fields, 'valuation-factors'), this.maxYear)
     return JSON.parse(this.valuationFactorsJson(params)) as ValuationFactorsData
   }
 
   /** Mean price per voivodeship against the national mean. */
-  regional(params: VehicleParams): RegionalData {
+  regional(fields: VehicleFields): RegionalData {
+    const params = vehicleParams(this.source(fields, 'regional'), this.maxYear)
     return JSON.parse(this.regionalJson(params)) as RegionalData
   }
 
+  private source(fields: unknown, operation: Operation): ParamSource {
+    return fieldSource(fields, OPERATION_SPECS[operation].parameters)
+  }
+
   // The same answers as JSON text, as the HTTP API sends them: the stored members of the
-  // answer behind what the request decides (its names, year, match and filters).
+  // answer behind what the request decides (its names, year, match and filters). They take
+  // parameters the guards of params.ts have returned (marketRequest gives them).
 
   valuationJson(params: ValuationParams): string {
     const resolution = this.find(params, 'valuation')
