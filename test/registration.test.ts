@@ -77,6 +77,30 @@ t.test('bodies are checked: type, size, JSON, fields', async (t) => {
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'x'.repeat(5000) }))).status, 413)
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'not-an-address' }))).body.error.parameter, 'email')
   t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', code: '12345' }))).body.error.parameter, 'code')
+  // A field missing is required, not malformed; a field the route does not take is named.
+  t.same((await post('/v1/auth/register', '{}')).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'email is required',
+    parameter: 'email',
+  })
+  t.same((await post('/v1/auth/register', JSON.stringify({ mail: 'a@example.pl' }))).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'email is required; the body has "mail" instead (this takes email)',
+    parameter: 'email',
+  })
+  t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', kod: '123456' }))).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'code is required; the body has "kod" instead (this takes email and code)',
+    parameter: 'code',
+  })
+  const extra = JSON.stringify({ email: 'a@example.pl', name: 'Anna', plan: 'free' })
+  t.same((await post('/v1/auth/register', extra)).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'unknown fields "name", "plan"; this takes email',
+    parameter: 'name',
+  })
+  const nothing = await post('/v1/auth/register', JSON.stringify({ email: null }))
+  t.equal(nothing.body.error.message, 'email must be a string')
   const get = await request(`${base}/v1/auth/register`)
   await get.body.dump()
   t.same([get.statusCode, get.headers.allow], [405, 'POST'])
