@@ -28,12 +28,19 @@ const enumerated = <T extends string>(vocabulary: Vocabulary<T>): Schema => ({
   maxLength: MAX_VALUE_LENGTH,
 })
 
+/** The vehicle every example asks about, and the first call the key e-mail shows. */
+export const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
+
 const PARAMETERS: Record<string, Schema> = {
-  make: { description: 'Make, as written or an alias (VW, Mercedes).', schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH }, example: 'VW' },
+  make: {
+    description: 'Make, as written or an alias (VW, Mercedes).',
+    schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH },
+    example: EXAMPLE_VEHICLE.make,
+  },
   model: {
     description: 'Model, as written, an alias (320d) or an English family name (3 Series, C-Class).',
     schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH },
-    example: 'Golf',
+    example: EXAMPLE_VEHICLE.model,
   },
   fuel_type: {
     description: `Fuel type, answered as its canonical value: ${spellings(REQUEST_VALUES.fuel_type)}.`,
@@ -62,7 +69,7 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
 }
 
 const matched = { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' }
-const asked = { make: 'VW', model: 'Golf', year: 2017, matched }
+const asked = { ...EXAMPLE_VEHICLE, matched }
 /** An example answer of each operation, as the sample market gives it. */
 const EXAMPLES: Record<Operation, Record<string, unknown>> = {
   valuation: {
@@ -156,7 +163,11 @@ function marketPath(operation: Operation, maxYear: number): Schema {
   const parameters = spec.parameters.map((name) => {
     const definition =
       name === 'year'
-        ? { description: 'Production year.', schema: integer({ minimum: MIN_YEAR, maximum: maxYear }), example: 2017 }
+        ? {
+            description: 'Production year.',
+            schema: integer({ minimum: MIN_YEAR, maximum: maxYear }),
+            example: EXAMPLE_VEHICLE.year,
+          }
         : PARAMETERS[name]!
     return { name, in: 'query', required: ['make', 'model', 'year'].includes(name), ...definition }
   })

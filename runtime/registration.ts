@@ -4,6 +4,7 @@ import { parseEmail } from '../ledger/mailbox.js'
 import { secondsLeft, windowOf, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
 import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import type { Clock } from './limits.js'
+import { keyMail } from './key-mail.js'
 import { MailUnavailable, type Mail, type Mailer } from './mailer.js'
 
 export const SIGNUP_CREDITS = 50
@@ -38,6 +39,8 @@ export class Registration {
     private readonly mailer: Mailer,
     private readonly counters: Counters,
     private readonly clock: Clock,
+    /** The address callers reach the service at, without a trailing slash: the key e-mail's first call uses it. */
+    private readonly publicUrl: string,
   ) {}
 
   async register(body: Record<string, unknown>, ip: string): Promise<object> {
@@ -77,11 +80,7 @@ export class Registration {
     const opened = await this.openAccount(address, ip, now)
     if (opened !== undefined) {
       await this.send(
-        {
-          to: address,
-          subject: 'Your carmarket API key',
-          text: `Your API key is ${opened.key}\nSend it in the X-API-Key header. Your account starts with ${SIGNUP_CREDITS} free credits. The key is shown only in this message: keep it safe.`,
-        },
+        keyMail(address, opened.key, SIGNUP_CREDITS, this.publicUrl),
         'The e-mail with your key could not be sent; your account is kept. Register again in a few minutes for a new code, and the key comes with it.',
       )
       try {

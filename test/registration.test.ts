@@ -32,12 +32,22 @@ t.test('register, verify, and the key arrives by e-mail with 50 credits', async 
   t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code: wrong }))).body.error, { code: 'INVALID_PARAMETER', message: 'The code is wrong.', parameter: 'code' })
   const verified = await post('/v1/auth/verify', JSON.stringify({ email: 'ANNA.NOWAK@example.pl', code }))
   t.same([verified.status, verified.body.data], [200, { email: 'anna.nowak@example.pl', key_sent: true }])
-  const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(mail('anna.nowak@example.pl').at(-1)!.text)![1]!
+  const keyMail = mail('anna.nowak@example.pl').at(-1)!.text
+  const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(keyMail)![1]!
+  // The first call, ready to paste, against the public address; and where the reference is.
+  const call = `curl -H "X-API-Key: ${key}" 'http://localhost/v1/market/valuation?make=VW&model=Golf&year=2017'`
+  t.ok(keyMail.split('\n').some((line) => line.trim() === call), 'the key e-mail shows the first call with the key')
+  t.match(keyMail, /http:\/\/localhost\/docs\b/)
+  t.match(keyMail, /http:\/\/localhost\/v1\/openapi\.json/)
   const me = await request(`${base}/v1/account/me`, { headers: { 'x-api-key': key } })
   const account = ((await me.body.json()) as { data: { credits_remaining: number; email: string } }).data
   t.same([account.email, account.credits_remaining], ['anna.nowak@example.pl', 50])
   const usage = await request(`${base}/v1/account/usage`, { headers: { 'x-api-key': key } })
   t.same(((await usage.body.json()) as { data: { transactions: { type: string; credits: number }[] } }).data.transactions.map((e) => [e.type, e.credits]), [['signup_bonus', 50]])
+  const headers = { 'x-api-key': key }
+  const first = await request(`${base}/v1/market/valuation?make=VW&model=Golf&year=2017`, { headers })
+  t.equal(first.statusCode, 200, 'the first call the e-mail shows is answered')
+  await first.body.dump()
 
   t.equal((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code }))).status, 400, 'a code works once')
   const again = await post('/v1/auth/register', JSON.stringify({ email: 'anna.nowak@example.pl' }))

@@ -1,9 +1,5 @@
+import { shellWord } from '../runtime/shell-word.js'
 import type { ApiView, OperationView } from './api-view.js'
-
-/** A shell word in single quotes, whatever it holds. */
-function quoted(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`
-}
 
 /**
  * A curl command for an operation, with its required parameters set to the document's
@@ -17,7 +13,9 @@ export function curlExample(api: ApiView, operation: OperationView, withKey: boo
   const words = ['curl']
   if (operation.method !== 'GET') words.push(`-X ${operation.method}`)
   if (withKey && operation.key !== 'none') words.push(`-H "${api.keyHeader}: $CARMARKET_KEY"`)
-  if (operation.bodyExample !== undefined) words.push(`-H 'Content-Type: application/json'`, `-d ${quoted(JSON.stringify(operation.bodyExample))}`)
-  words.push(quoted(`${api.server}${operation.path}${query === '' ? '' : `?${query}`}`))
+  if (operation.bodyExample !== undefined) {
+    words.push(`-H 'Content-Type: application/json'`, `-d ${shellWord(JSON.stringify(operation.bodyExample))}`)
+  }
+  words.push(shellWord(`${api.server}${operation.path}${query === '' ? '' : `?${query}`}`))
   return words.join(' \\\n  ')
 }
