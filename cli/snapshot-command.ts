@@ -40,7 +40,7 @@ const query = new Command('query')
   .option('--model <model>', 'model, e.g. Golf or 3 Series')
   .option('--year <year>', 'production year')
   .option('--fuel-type <fuel>', 'valuation: Benzyna, Diesel, ... or petrol, diesel, ...')
-  .option('--gearbox <gearbox>', 'valuation: Manualna/Automatyczna or manual/automatic')
+  .option('--gearbox <gearbox>', 'valuation: Manualna/Automatyczna or manual/automatic, m/a, ...')
   .option('--mileage <km>', 'valuation: listings within ±30% of this mileage')
   .option('--months <n>', 'price-history: months of history, 1 to 24 (default 6)')
   .action(async (operation: string, flags: QueryFlags) => {

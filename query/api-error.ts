@@ -49,6 +49,12 @@ export function invalidParameter(parameter: string, message: string): ApiError {
   return new ApiError('INVALID_PARAMETER', message, { parameter })
 }
 
+/** A parameter the operation does not take, named with those it does. */
+export function unknownParameter(name: string, known: Iterable<string>): ApiError {
+  const shown = name.slice(0, 50)
+  return invalidParameter(shown, `unknown parameter ${JSON.stringify(shown)}; this takes ${[...known].join(', ')}`)
+}
+
 /** No snapshot is served yet. */
 export function notReady(): ApiError {
   return new ApiError('NOT_READY', 'No snapshot is open yet; build one with carmarket build.')

@@ -1,13 +1,15 @@
 import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
 import { HISTORY_MONTHS } from '../format/schema.js'
-import { FUEL_TYPES, GEARBOXES, fuelCode, gearboxCode, type FuelType, type Gearbox } from '../format/vocabulary.js'
-import { invalidParameter } from './api-error.js'
+import type { FuelType, Gearbox } from '../format/vocabulary.js'
+import { ApiError, invalidParameter, unknownParameter } from './api-error.js'
+import { REQUEST_VALUES, spellings, type Vocabulary } from './value-aliases.js'
 
 /**
- * Guards for the parameters of the market operations: each takes the raw text of a
- * request (a query string, CLI options) and returns typed values or throws an
- * INVALID_PARAMETER ApiError naming the parameter. The bounds here are the ones the
- * API documents; those the build shares are in format/bounds.ts.
+ * Guards for the parameters of the market operations: each takes the raw values of a
+ * request (a query string, CLI options, the object a program passes) and returns typed
+ * values or throws an INVALID_PARAMETER ApiError naming the parameter. The bounds and
+ * vocabularies here are the ones the API documents; those the build shares are in
+ * format/bounds.ts.
  */
 
 export const MAX_NAME_LENGTH = 100
@@ -27,16 +29,53 @@ export interface PriceHistoryParams extends VehicleParams {
   readonly months: number
 }
 
-/** Reads one parameter's raw text; undefined when the request does not have it. */
-export type ParamSource = (name: string) => string | undefined
+/**
+ * A market question as a program gives it (the embedding API): the parameters a query
+ * string would carry, by the same names, with numbers or their digits for the integers.
+ * An optional parameter may be left out, undefined or null.
+ */
+export interface VehicleFields {
+  readonly make: string
+  readonly model: string
+  readonly year: number | string
+}
+export interface ValuationFields extends VehicleFields {
+  readonly fuel_type?: string | null
+  readonly gearbox?: string | null
+  readonly mileage?: number | string | null
+}
+export interface PriceHistoryFields extends VehicleFields {
+  readonly months?: number | string | null
+}
+
+/**
+ * Reads one parameter's raw value; undefined (or null) when the request does not have
+ * it. A query string or CLI options give text; a program (the embedding API) may give a
+ * number for an integer too. Whatever else it gives is refused by that parameter's guard.
+ */
+export type ParamSource = (name: string) => unknown
 
 // Control characters never belong in a name and would end up in logs and error bodies.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u
 const INTEGER = /^[0-9]+$/
 
-function name(get: ParamSource, parameter: 'make' | 'model'): string {
+function given(get: ParamSource, parameter: string): unknown {
   const raw = get(parameter)
+  return raw === null ? undefined : raw
+}
+
+/** "a number", "an array": what a value of the wrong type is, for a message that never repeats it. */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array'
+  if (value === null || value === undefined) return String(value)
+  const type = typeof value
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`
+}
+
+function name(get: ParamSource, parameter: 'make' | 'model'): string {
+  const raw = given(get, parameter)
   if (raw === undefined) throw invalidParameter(parameter, `${parameter} is required`)
+  if (typeof raw !== 'string') throw invalidParameter(parameter, `${parameter} must be a string, not ${kindOf(raw)}`)
   const value = raw.trim()
   if (value === '') throw invalidParameter(parameter, `${parameter} must not be empty`)
   if (value.length > MAX_NAME_LENGTH) throw invalidParameter(parameter, `${parameter} must be at most ${MAX_NAME_LENGTH} characters`)
@@ -45,13 +84,30 @@ function name(get: ParamSource, parameter: 'make' | 'model'): string {
 }
 
 function integer(get: ParamSource, parameter: string, min: number, max: number): number | undefined {
-  const raw = get(parameter)
+  const raw = given(get, parameter)
   if (raw === undefined) return undefined
-  const value = raw.trim()
-  if (!INTEGER.test(value) || value.length > 9 || Number(value) < min || Number(value) > max) {
-    throw invalidParameter(parameter, `${parameter} must be an integer from ${min} to ${max}`)
-  }
-  return Number(value)
+  const text = typeof raw === 'string' ? raw.trim() : ''
+  const value = typeof raw === 'number' ? raw : INTEGER.test(text) && text.length <= 9 ? Number(text) : Number.NaN
+  if (Number.isInteger(value) && value >= min && value <= max) return value
+  const type = typeof raw === 'string' || typeof raw === 'number' ? '' : `, not ${kindOf(raw)}`
+  throw invalidParameter(parameter, `${parameter} must be an integer from ${min} to ${max}${type}`)
+}
+
+/** One of a vocabulary's values, given as any of its spellings; null when not given. */
+function enumerated<T extends string>(
+  get: ParamSource,
+  parameter: keyof typeof REQUEST_VALUES,
+  vocabulary: Vocabulary<T>,
+): T | null {
+  const raw = given(get, parameter)
+  if (raw === undefined) return null
+  const value = typeof raw === 'string' ? vocabulary.resolve(raw) : undefined
+  if (value !== undefined) return value
+  const type = typeof raw === 'string' ? '' : ` (a string, not ${kindOf(raw)})`
+  throw new ApiError('INVALID_PARAMETER', `${parameter} must be one of ${spellings(vocabulary)}${type}`, {
+    parameter,
+    accepted: vocabulary.aliases,
+  })
 }
 
 /** make, model and year; `maxYear` is the latest production year the snapshot can hold. */
@@ -65,22 +121,8 @@ export function vehicleParams(get: ParamSource, maxYear: number): VehicleParams 
 
 export function valuationParams(get: ParamSource, maxYear: number): ValuationParams {
   const { make, model, year } = vehicleParams(get, maxYear)
-  const fuel = get('fuel_type')
-  let fuelType: FuelType | null = null
-  if (fuel !== undefined) {
-    const code = fuelCode(fuel)
-    if (code === undefined) {
-      throw invalidParameter('fuel_type', `fuel_type must be one of ${FUEL_TYPES.join(', ')} (or petrol, diesel, hybrid, phev, electric, lpg, cng, hydrogen)`)
-    }
-    fuelType = FUEL_TYPES[code]!
-  }
-  const gear = get('gearbox')
-  let gearbox: Gearbox | null = null
-  if (gear !== undefined) {
-    const code = gearboxCode(gear)
-    if (code === undefined) throw invalidParameter('gearbox', `gearbox must be one of ${GEARBOXES.join(', ')} (or manual, automatic)`)
-    gearbox = GEARBOXES[code]!
-  }
+  const fuelType = enumerated(get, 'fuel_type', REQUEST_VALUES.fuel_type)
+  const gearbox = enumerated(get, 'gearbox', REQUEST_VALUES.gearbox)
   const mileage = integer(get, 'mileage', 1, MAX_MILEAGE) ?? null
   // Spelled out: spreading the vehicle's fields into a new object cost ten times more.
   return { make, model, year, fuel_type: fuelType, gearbox, mileage }
@@ -89,4 +131,28 @@ export function valuationParams(get: ParamSource, maxYear: number): ValuationPar
 export function priceHistoryParams(get: ParamSource, maxYear: number): PriceHistoryParams {
   const { make, model, year } = vehicleParams(get, maxYear)
   return { make, model, year, months: integer(get, 'months', MONTHS.min, MONTHS.max) ?? MONTHS.default }
+}
+
+/**
+ * The ParamSource of the object a program passes: a field left out, undefined or null is
+ * not given. A field the operation does not take (one not in `known`) is refused as a
+ * query string's unknown parameter is, unless it is not given either, so one object of
+ * valuation fields with the filters null serves every operation.
+ *
+ * @example
+ * const fields = { make: 'VW', model: 'Golf', year: '2017', gearbox: 'auto' }
+ * valuationParams(fieldSource(fields, OPERATION_SPECS.valuation.parameters), snapshot.maxYear)
+ * // { make: 'VW', model: 'Golf', year: 2017, fuel_type: null, gearbox: 'Automatyczna', mileage: null }
+ */
+export function fieldSource(fields: unknown, known: readonly string[]): ParamSource {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+    const example = "{ make: 'VW', model: 'Golf', year: 2017 }"
+    const message = `The parameters must be an object such as ${example}, not ${kindOf(fields)}.`
+    throw new ApiError('INVALID_PARAMETER', message)
+  }
+  const values = new Map(Object.entries(fields))
+  for (const [key, value] of values) {
+    if (!known.includes(key) && value !== undefined && value !== null) throw unknownParameter(key, known)
+  }
+  return (name) => values.get(name)
 }

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { latestYear } from '../format/bounds.js'
-import { viewColumns } from '../format/columns.js'
+import { viewColumns, type ListingColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
 import { SnapshotError } from '../format/snapshot-error.js'
@@ -30,7 +30,21 @@ import { answerProblem } from './answer-consistency.js'
 import { ApiError } from './api-error.js'
 import type { LiquidityData, PriceHistoryData, RegionalData, ValuationData, ValuationFactorsData } from './answers.js'
 import { NameResolver, type Resolution } from './name-resolver.js'
-import type { PriceHistoryParams, ValuationParams, VehicleParams } from './params.js'
+import { describe, filterMiss, insufficient, mileageMiss, mileageWindow, type KnownMileages } from './thin-data.js'
+import { OPERATION_SPECS } from './operations.js'
+import {
+  fieldSource,
+  priceHistoryParams,
+  valuationParams,
+  vehicleParams,
+  type ParamSource,
+  type PriceHistoryFields,
+  type PriceHistoryParams,
+  type ValuationFields,
+  type ValuationParams,
+  type VehicleFields,
+  type VehicleParams,
+} from './params.js'
 
 /**
  * A snapshot opened read-only: the embedding API and the code the HTTP runtime calls.
@@ -40,9 +54,8 @@ import type { PriceHistoryParams, ValuationParams, VehicleParams } from './param
  *
  * @example
  * const snapshot = Snapshot.open('snapshots')   // follows snapshots/current
- * const { valuation } = snapshot.valuation({ make: 'VW', model: 'Golf', year: 2017,
- *   fuel_type: null, gearbox: null, mileage: null })
- * snapshot.close()
+ * const { valuation } = snapshot.valuation({ make: 'VW', model: 'Golf', year: 2017 })
+ * await snapshot.close()
  */
 export class Snapshot {
   readonly manifest: Manifest
@@ -139,39 +152,59 @@ export class Snapshot {
     return this.names.resolve(make, model)
   }
 
-  /** Average, median, p25 and p75 of prices, optionally narrowed by fuel, gearbox and a ±30% mileage window. */
-  valuation(params: ValuationParams): ValuationData {
+  // The embedding API: each question is guarded as the HTTP API guards its query string
+  // (same bounds, spellings and INVALID_PARAMETER errors), then answered by the same code.
+
+  /**
+   * Average, median, p25 and p75 of prices, optionally narrowed by fuel, gearbox and a ±30% mileage window.
+   *
+   * @example snapshot.valuation({ make: 'VW', model: 'Golf', year: 2017, fuel_type: 'diesel', mileage: 150000 })
+   */
+  valuation(fields: ValuationFields): ValuationData {
+    const params = valuationParams(this.source(fields, 'valuation'), this.maxYear)
     return JSON.parse(this.valuationJson(params)) as ValuationData
   }
 
-  /** Mean price per month of first sighting over the `months` months ending with the as-of month. */
-  priceHistory(params: PriceHistoryParams): PriceHistoryData {
+  /**
+   * Mean price per month of first sighting over the `months` months (6 unless given) ending with the as-of month.
+   *
+   * @example snapshot.priceHistory({ make: 'BMW', model: '3 Series', year: '2018', months: 12 })
+   */
+  priceHistory(fields: PriceHistoryFields): PriceHistoryData {
+    const params = priceHistoryParams(this.source(fields, 'price-history'), this.maxYear)
     return JSON.parse(this.priceHistoryJson(params)) as PriceHistoryData
   }
 
   /** Days on market estimated from the listing spans of closed listings. */
-  liquidity(params: VehicleParams): LiquidityData {
+  liquidity(fields: VehicleFields): LiquidityData {
+    const params = vehicleParams(this.source(fields, 'liquidity'), this.maxYear)
     return JSON.parse(this.liquidityJson(params)) as LiquidityData
   }
 
   /** Price differences of imported against domestic, automatic against manual, and each fuel against petrol. */
-  valuationFactors(params: VehicleParams): ValuationFactorsData {
+  valuationFactors(fields: VehicleFields): ValuationFactorsData {
+    const params = vehicleParams(this.source(fields, 'valuation-factors'), this.maxYear)
     return JSON.parse(this.valuationFactorsJson(params)) as ValuationFactorsData
   }
 
   /** Mean price per voivodeship against the national mean. */
-  regional(params: VehicleParams): RegionalData {
+  regional(fields: VehicleFields): RegionalData {
+    const params = vehicleParams(this.source(fields, 'regional'), this.maxYear)
     return JSON.parse(this.regionalJson(params)) as RegionalData
   }
 
+  private source(fields: unknown, operation: Operation): ParamSource {
+    return fieldSource(fields, OPERATION_SPECS[operation].parameters)
+  }
+
   // The same answers as JSON text, as the HTTP API sends them: the stored members of the
-  // answer behind what the request decides (its names, year, match and filters).
+  // answer behind what the request decides (its names, year, match and filters). They take
+  // parameters the guards of params.ts have returned (marketRequest gives them).
 
   valuationJson(params: ValuationParams): string {
     const resolution = this.find(params, 'valuation')
     const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
     const gearbox = params.gearbox === null ? UNKNOWN : GEARBOXES.indexOf(params.gearbox)
-    const filtered = params.mileage !== null || fuel !== UNKNOWN || gearbox !== UNKNOWN
     let members = ''
     let sampleSize: number
     if (params.mileage !== null) {
@@ -185,7 +218,7 @@ export class Snapshot {
       if (variant >= 0 && this.stored.items(variant) > 0) members = this.stored.text(variant)
     }
     if (members === '' || sampleSize < MIN_LISTINGS) {
-      throw insufficient(resolution, params.year, sampleSize, filtered ? 'match these filters' : undefined)
+      throw this.thinValuation(resolution, params, sampleSize, fuel, gearbox)
     }
     const filters = `{"fuel_type":${quoted(params.fuel_type)},"gearbox":${quoted(params.gearbox)},"mileage":${params.mileage}}`
     return `${head(params, resolution)},"currency":"PLN","filters":${filters},${members}}`
@@ -247,32 +280,85 @@ export class Snapshot {
   }
 
   /**
-   * Prices, ascending, of the key's listings within ±30% of a mileage (0.7m <= mileage
-   * <= 1.3m, compared in integers so no rounding decides a border case) and of the
-   * fuel and gearbox asked for. The key's columns are ascending by price, so the kept
-   * prices come out sorted. The result is a view of a buffer the next call reuses.
+   * The INSUFFICIENT_DATA of a valuation, with what each of its filters left, read only
+   * on the way to this error: the stored counts per filter (`stored` still holds the key's
+   * answer unless the mileage window read the columns since), or the key's mileages.
    */
-  private mileagePrices(resolution: Resolution, year: number, mileage: number, fuel: number, gearbox: number): Float64Array {
+  private thinValuation(
+    resolution: Resolution,
+    params: ValuationParams,
+    sampleSize: number,
+    fuel: number,
+    gearbox: number,
+  ): ApiError {
+    if (params.mileage !== null) {
+      const known = this.knownMileages(resolution, params.year, fuel, gearbox)
+      return mileageMiss(resolution, params, params.mileage, sampleSize, known)
+    }
+    if (fuel === UNKNOWN && gearbox === UNKNOWN) return insufficient(resolution, params.year, sampleSize)
+    const count = (f: number, g: number) => {
+      const variant = this.stored.find(filterSelector(f, g))
+      return variant < 0 ? 0 : this.stored.sampleSize(variant)
+    }
+    const counts = { all: count(UNKNOWN, UNKNOWN), fuel: count(fuel, UNKNOWN), gearbox: count(UNKNOWN, gearbox) }
+    return filterMiss(resolution, params, sampleSize, counts)
+  }
+
+  /**
+   * The key's columns, copied into an 8-byte aligned buffer the next call reuses;
+   * undefined when none of its listings has a known mileage.
+   */
+  private keyColumns(resolution: Resolution, year: number): ListingColumns | undefined {
     const stored = this.columns.getBinaryFast(statKey(resolution.target, year))
-    if (stored === undefined) return this.kept.subarray(0, 0)
+    if (stored === undefined) return undefined
     // getBinaryFast lends a large reusable buffer whose `length` alone is the value's:
     // copy exactly that many bytes.
     const size = stored.length
     if (this.columnBuffer.byteLength < size) this.columnBuffer = new Uint8Array(grownSize(size))
     this.columnBuffer.set(stored.subarray(0, size))
-    const columns = viewColumns(this.columnBuffer)
+    return viewColumns(this.columnBuffer)
+  }
+
+  /**
+   * Prices, ascending, of the key's listings within ±30% of a mileage (mileageWindow)
+   * and of the fuel and gearbox asked for. The key's columns are ascending by price, so
+   * the kept prices come out sorted. The result is a view of a buffer the next call reuses.
+   */
+  private mileagePrices(
+    resolution: Resolution,
+    year: number,
+    mileage: number,
+    fuel: number,
+    gearbox: number,
+  ): Float64Array {
+    const columns = this.keyColumns(resolution, year)
+    if (columns === undefined) return this.kept.subarray(0, 0)
     if (this.kept.length < columns.count) this.kept = new Float64Array(grownSize(columns.count))
-    const low = 7 * mileage
-    const high = 13 * mileage
+    const { from, to } = mileageWindow(mileage)
     let n = 0
     for (let i = 0; i < columns.count; i++) {
-      const m10 = 10 * columns.mileage[i]!
-      if (m10 < low || m10 > high) continue
+      const m = columns.mileage[i]!
+      if (m < from || m > to) continue
       if (fuel !== UNKNOWN && columns.fuel[i] !== fuel) continue
       if (gearbox !== UNKNOWN && columns.gearbox[i] !== gearbox) continue
       this.kept[n++] = columns.price[i]!
     }
     return this.kept.subarray(0, n)
+  }
+
+  /** How many of the key's listings of the fuel and gearbox asked for have a known mileage, and its range. */
+  private knownMileages(resolution: Resolution, year: number, fuel: number, gearbox: number): KnownMileages {
+    const known = { count: 0, min: Infinity, max: -Infinity }
+    const columns = this.keyColumns(resolution, year)
+    if (columns === undefined) return known
+    for (let i = 0; i < columns.count; i++) {
+      if (fuel !== UNKNOWN && columns.fuel[i] !== fuel) continue
+      if (gearbox !== UNKNOWN && columns.gearbox[i] !== gearbox) continue
+      known.count++
+      known.min = Math.min(known.min, columns.mileage[i]!)
+      known.max = Math.max(known.max, columns.mileage[i]!)
+    }
+    return known
   }
 }
 
@@ -288,18 +374,4 @@ function quoted(value: string | null): string {
 
 function grownSize(bytes: number): number {
   return 2 ** Math.ceil(Math.log2(bytes))
-}
-
-function describe(resolution: Resolution, year?: number): string {
-  const name = `${resolution.makes[0]} ${resolution.target.name}`
-  return year === undefined ? name : `${name} ${year}`
-}
-
-/** "Only 7 listings of Volkswagen Golf 2017 match these filters; at least 10 are needed." */
-function insufficient(resolution: Resolution, year: number, sampleSize: number, condition = 'are in the data'): ApiError {
-  return new ApiError(
-    'INSUFFICIENT_DATA',
-    `Only ${sampleSize} listings of ${describe(resolution, year)} ${condition}; at least ${MIN_LISTINGS} are needed.`,
-    { sample_size: sampleSize },
-  )
 }

@@ -1,10 +1,11 @@
 import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
 import { OPERATIONS, type Operation } from '../format/schema.js'
-import { FUEL_ALIASES, FUEL_TYPES, GEARBOXES, GEARBOX_ALIASES, VOIVODESHIPS } from '../format/vocabulary.js'
+import { FUEL_TYPES, GEARBOXES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
 import { OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
+import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
 import type { ExampleCall, ExampleCalls } from './example-calls.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
@@ -23,16 +24,18 @@ const object = (properties: Record<string, Schema>, required = Object.keys(prope
   additionalProperties: false,
 })
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
-const accepted = <T extends string>(canonical: readonly T[], aliases: Readonly<Record<T, readonly string[]>>) => [
-  ...canonical,
-  ...canonical.flatMap((c) => aliases[c]),
-]
+/** Every spelling of a vocabulary, canonical values first. */
+const enumerated = <T extends string>(vocabulary: Vocabulary<T>): Schema => ({
+  ...string,
+  enum: [...vocabulary.canonical, ...vocabulary.canonical.flatMap((c) => vocabulary.aliases[c])],
+  maxLength: MAX_VALUE_LENGTH,
+})
 
 /**
- * The required parameters of every market operation, at the values of the examples: a
- * model-year any real market holds.
+ * The required parameters of every market operation, at the values of the examples (a
+ * model-year any real market holds), and the first call the key e-mail shows.
  */
-const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
+export const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
 /** The query of the example request of each market operation, which the document and the pages show. */
 export const EXAMPLE_QUERY = new URLSearchParams({ ...EXAMPLE_VEHICLE, year: String(EXAMPLE_VEHICLE.year) }).toString()
 
@@ -48,13 +51,13 @@ const PARAMETERS: Record<string, Schema> = {
     example: EXAMPLE_VEHICLE.model,
   },
   fuel_type: {
-    description: 'Fuel type in Polish or English, case-, diacritic- and spacing-insensitive.',
-    schema: { ...string, enum: accepted(FUEL_TYPES, FUEL_ALIASES), maxLength: MAX_VALUE_LENGTH },
+    description: `Fuel type, answered as its canonical value: ${spellings(REQUEST_VALUES.fuel_type)}.`,
+    schema: enumerated(REQUEST_VALUES.fuel_type),
     example: 'Diesel',
   },
   gearbox: {
-    description: 'Gearbox in Polish or English, case-insensitive.',
-    schema: { ...string, enum: accepted(GEARBOXES, GEARBOX_ALIASES) },
+    description: `Gearbox, answered as its canonical value: ${spellings(REQUEST_VALUES.gearbox)}.`,
+    schema: enumerated(REQUEST_VALUES.gearbox),
     example: 'manual',
   },
   mileage: { description: 'Target mileage in km: only listings within ±30% of it are used.', schema: integer({ minimum: 1, maximum: MAX_MILEAGE }), example: 120000 },
@@ -236,6 +239,19 @@ function schemas(): Record<string, Schema> {
           parameter: { ...string, description: 'INVALID_PARAMETER: the parameter at fault.' },
           suggestions: { type: 'array', items: string, description: 'INSUFFICIENT_DATA for an unknown name: close canonical names.' },
           sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
+          filters: {
+            type: 'object',
+            description: 'INSUFFICIENT_DATA of a filtered valuation: its filters, as its answer would echo them.',
+          },
+          mileage_window: {
+            ...object({ from: integer(), to: integer() }),
+            description: 'INSUFFICIENT_DATA of a valuation with a mileage: the km (inclusive) its ±30% window keeps.',
+          },
+          accepted: {
+            type: 'object',
+            additionalProperties: { type: 'array', items: string },
+            description: 'INVALID_PARAMETER of fuel_type or gearbox: each canonical value with the aliases it accepts.',
+          },
           register_url: { ...string, description: 'DEMO_LIMIT_REACHED: where to register for a key.' },
           top_up_url: { ...string, description: 'INSUFFICIENT_CREDITS: where to buy credits.' },
           ledger: { const: 'failing', description: 'SERVICE_UNAVAILABLE from /readyz: writes to the ledger are failing.' },

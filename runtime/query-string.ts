@@ -1,4 +1,4 @@
-import { ApiError, invalidParameter } from '../query/api-error.js'
+import { ApiError, invalidParameter, unknownParameter } from '../query/api-error.js'
 
 /** Longest value any parameter may have; names are bounded tighter by their own guard. */
 export const MAX_VALUE_LENGTH = 200
@@ -18,9 +18,7 @@ export function parseQuery(query: string, known: ReadonlySet<string>): Map<strin
     const rawName = eq < 0 ? pair : pair.slice(0, eq)
     const rawValue = eq < 0 ? '' : pair.slice(eq + 1)
     const name = decode(rawName, rawName)
-    if (!known.has(name)) {
-      throw invalidParameter(name.slice(0, 50), `unknown parameter ${JSON.stringify(name.slice(0, 50))}; this route takes ${[...known].join(', ')}`)
-    }
+    if (!known.has(name)) throw unknownParameter(name, known)
     if (params.has(name)) throw invalidParameter(name, `${name} is given more than once`)
     if (rawValue.length > MAX_VALUE_LENGTH * 3) throw invalidParameter(name, `${name} is longer than ${MAX_VALUE_LENGTH} characters`)
     const value = decode(rawValue, name)

@@ -5,6 +5,7 @@ import { secondsLeft, windowOf, type CounterKind, type Counters, type Ledger } f
 import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
+import { keyMail } from './key-mail.js'
 import { MailUnavailable, type Mail, type Mailer } from './mailer.js'
 
 const CODE_TTL_MS = 10 * 60_000
@@ -38,9 +39,12 @@ export class Registration {
     private readonly mailer: Mailer,
     private readonly counters: Counters,
     private readonly clock: Clock,
+    /** The address callers reach the service at, without a trailing slash: the key e-mail's first call uses it. */
+    private readonly publicUrl: string,
   ) {}
 
   async register(body: Record<string, unknown>, ip: string): Promise<object> {
+    checkFields(body, ['email'])
     const { address, mailbox } = emailOf(body)
     const now = this.clock()
     await this.refuseOverDailyAccounts(ip, now)
@@ -63,6 +67,7 @@ export class Registration {
   }
 
   async verify(body: Record<string, unknown>, ip: string): Promise<object> {
+    checkFields(body, ['email', 'code'])
     const { address, mailbox } = emailOf(body)
     const code = body.code
     if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) throw invalidParameter('code', 'code must be the 6 digits sent by e-mail')
@@ -75,11 +80,7 @@ export class Registration {
     const opened = await this.openAccount(address, ip, now)
     if (opened !== undefined) {
       await this.send(
-        {
-          to: address,
-          subject: 'Your carmarket API key',
-          text: `Your API key is ${opened.key}\nSend it in the X-API-Key header. Your account starts with ${SIGNUP_CREDITS} free credits. The key is shown only in this message: keep it safe.`,
-        },
+        keyMail(address, opened.key, SIGNUP_CREDITS, this.publicUrl),
         'The e-mail with your key could not be sent; your account is kept. Register again in a few minutes for a new code, and the key comes with it.',
       )
       try {
@@ -134,6 +135,27 @@ export class Registration {
 
   private tooMany(who: string, retryAfter: number): ApiError {
     return new ApiError('RATE_LIMIT_EXCEEDED', `Too many registration requests for ${who}; try later.`, {}, { 'Retry-After': String(retryAfter) })
+  }
+}
+
+/**
+ * A body must have each of `fields` and nothing else: a missing field is named as
+ * required, along with the unknown ones the body has instead (`{"mail": ...}`); an
+ * unknown field is named.
+ */
+function checkFields(body: Record<string, unknown>, fields: readonly string[]): void {
+  const unknown = Object.keys(body).filter((name) => !fields.includes(name))
+  const shown = unknown.slice(0, 5).map((name) => JSON.stringify(name.slice(0, 50)))
+  if (unknown.length > shown.length) shown.push(`${unknown.length - shown.length} more`)
+  const takes = `this takes ${fields.join(' and ')}`
+  const missing = fields.find((name) => !Object.hasOwn(body, name))
+  if (missing !== undefined) {
+    const instead = unknown.length === 0 ? '' : `; the body has ${shown.join(', ')} instead (${takes})`
+    throw invalidParameter(missing, `${missing} is required${instead}`)
+  }
+  if (unknown.length > 0) {
+    const fieldWord = unknown.length === 1 ? 'field' : 'fields'
+    throw invalidParameter(unknown[0]!.slice(0, 50), `unknown ${fieldWord} ${shown.join(', ')}; ${takes}`)
   }
 }
 

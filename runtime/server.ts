@@ -158,7 +158,7 @@ export class Runtime {
       const limit = usageLimit(params.get('limit'))
       return { account_id: account.id, limit, transactions: await this.ledger.entries(account.id, limit) }
     }))
-    const registration = new Registration(this.ledger, options.mailer, this.counters, clock)
+    const registration = new Registration(this.ledger, options.mailer, this.counters, clock, publicUrl)
     this.post('/v1/auth/register', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))))
     this.post('/v1/auth/verify', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req), ip))))
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))

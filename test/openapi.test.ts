@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import t from 'tap'
 import { request } from 'undici'
 import { LmdbLedger } from '../ledger/lmdb-ledger.js'
+import { REQUEST_VALUES } from '../query/value-aliases.js'
 import { build, freshDir, rows, serve, toCsv } from './support.js'
 
 const data = [...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })), ...rows(4, () => ({ model: 'Polo' }))]
@@ -36,7 +37,15 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   for (const value of ['Benzyna', 'Diesel', 'Hybryda', 'Hybryda Plug-in', 'Elektryczny', 'Benzyna+LPG', 'Benzyna+CNG', 'Wodór', 'petrol', 'phev', 'hydrogen']) {
     t.ok(valuation.fuel_type.schema.enum.includes(value), `fuel_type lists ${value}`)
   }
-  t.same(valuation.gearbox.schema.enum, ['Manualna', 'Automatyczna', 'manual', 'automatic'])
+  t.same(valuation.gearbox.schema.enum.slice(0, 2), ['Manualna', 'Automatyczna'], 'the canonical values first')
+  for (const [name, vocabulary] of Object.entries(REQUEST_VALUES)) {
+    const listed = new Set(valuation[name].schema.enum)
+    for (const [canonical, aliases] of Object.entries(vocabulary.aliases as Record<string, readonly string[]>)) {
+      for (const spelling of [canonical, ...aliases]) t.ok(listed.has(spelling), `${name} lists ${spelling}`)
+      t.match(valuation[name].description, `${canonical} (${aliases.join(', ')})`, `${name}: ${canonical}'s aliases`)
+    }
+  }
+  for (const value of ['auto', 'a', 'm', 'man']) t.ok(valuation.gearbox.schema.enum.includes(value), `lists ${value}`)
   t.same(params('/v1/market/price-history').months.schema, { type: 'integer', minimum: 1, maximum: 24, default: 6 })
   t.same(Object.keys(params('/v1/market/regional')), ['make', 'model', 'year'])
   t.same(
@@ -57,6 +66,9 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     [`/v1/market/price-history?${q}&months=24`, 200],
     ['/v1/market/valuation?make=VW&model=Golf&year=abc', 400],
     ['/v1/market/valuation?make=VW&model=Golf&year=2017&colour=red', 400],
+    ['/v1/market/valuation?make=VW&model=Golf&year=2017&fuel_type=steam', 400],
+    ['/v1/market/valuation?make=VW&model=Golf&year=2017&mileage=900000', 404],
+    ['/v1/market/valuation?make=VW&model=Golf&year=2017&fuel_type=hydrogen&gearbox=a', 404],
     ['/v1/market/regional?make=VW&model=Polo&year=2017', 404],
     ['/v1/market/regional?make=Nosuchmake&model=Polo&year=2017', 404],
     ['/livez', 200],

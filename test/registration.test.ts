@@ -23,11 +23,19 @@ t.test('register, verify, and the key arrives by e-mail with 50 credits', async 
   t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code: wrong }))).body.error, { code: 'INVALID_PARAMETER', message: 'The code is wrong.', parameter: 'code' })
   const verified = await post('/v1/auth/verify', JSON.stringify({ email: 'ANNA.NOWAK@example.pl', code }))
   t.same([verified.status, verified.body.data], [200, { email: 'anna.nowak@example.pl', key_sent: true }])
-  const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(mail('anna.nowak@example.pl').at(-1)!.text)![1]!
+  const keyMail = mail('anna.nowak@example.pl').at(-1)!.text
+  const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(keyMail)![1]!
+  // The first call, ready to paste, against the public address; and where the reference is.
+  const call = `curl -H "X-API-Key: ${key}" 'http://localhost/v1/market/valuation?make=VW&model=Golf&year=2017'`
+  t.ok(keyMail.split('\n').some((line) => line.trim() === call), 'the key e-mail shows the first call with the key')
+  t.match(keyMail, /http:\/\/localhost\/docs\b/)
+  t.match(keyMail, /http:\/\/localhost\/v1\/openapi\.json/)
   const account = (await get('/v1/account/me', { key })).body.data as { credits_remaining: number; email: string }
   t.same([account.email, account.credits_remaining], ['anna.nowak@example.pl', 50])
   const usage = (await get('/v1/account/usage', { key })).body.data.transactions as { type: string; credits: number }[]
   t.same(usage.map((e) => [e.type, e.credits]), [['signup_bonus', 50]])
+  const first = await get('/v1/market/valuation?make=VW&model=Golf&year=2017', { key })
+  t.equal(first.status, 200, 'the first call the e-mail shows is answered')
 
   t.equal((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code }))).status, 400, 'a code works once')
   const again = await post('/v1/auth/register', JSON.stringify({ email: 'anna.nowak@example.pl' }))
@@ -67,6 +75,30 @@ t.test('bodies are checked: type, size, JSON, fields', async (t) => {
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'x'.repeat(5000) }))).status, 413)
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'not-an-address' }))).body.error.parameter, 'email')
   t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', code: '12345' }))).body.error.parameter, 'code')
+  // A field missing is required, not malformed; a field the route does not take is named.
+  t.same((await post('/v1/auth/register', '{}')).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'email is required',
+    parameter: 'email',
+  })
+  t.same((await post('/v1/auth/register', JSON.stringify({ mail: 'a@example.pl' }))).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'email is required; the body has "mail" instead (this takes email)',
+    parameter: 'email',
+  })
+  t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', kod: '123456' }))).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'code is required; the body has "kod" instead (this takes email and code)',
+    parameter: 'code',
+  })
+  const extra = JSON.stringify({ email: 'a@example.pl', name: 'Anna', plan: 'free' })
+  t.same((await post('/v1/auth/register', extra)).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'unknown fields "name", "plan"; this takes email',
+    parameter: 'name',
+  })
+  const nothing = await post('/v1/auth/register', JSON.stringify({ email: null }))
+  t.equal(nothing.body.error.message, 'email must be a string')
   const got = await get('/v1/auth/register')
   t.same([got.status, got.headers.allow], [405, 'POST'])
 })

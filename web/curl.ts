@@ -1,3 +1,4 @@
+import { shellWord } from '../runtime/shell-word.js'
 import type { ApiView, OperationView } from './api-view.js'
 
 /** The shell variable the curl examples read the key from. */
@@ -5,11 +6,6 @@ export const KEY_VARIABLE = 'KEY'
 
 /** $KEY, or a stop with a message when KEY is unset or empty. */
 const KEY_OR_STOP = `\${${KEY_VARIABLE}:?set ${KEY_VARIABLE} to your key}`
-
-/** A shell word in single quotes, whatever it holds. */
-function quoted(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`
-}
 
 /**
  * A curl command for an operation with `query` (by default its required parameters at
@@ -28,9 +24,9 @@ export function curlExample(
   if (operation.method !== 'GET') words.push(`-X ${operation.method}`)
   if (withKey && operation.key !== 'none') words.push(`-H "${api.keyHeader}: ${KEY_OR_STOP}"`)
   if (operation.bodyExample !== undefined) {
-    words.push(`-H 'Content-Type: application/json'`, `-d ${quoted(JSON.stringify(operation.bodyExample))}`)
+    words.push(`-H 'Content-Type: application/json'`, `-d ${shellWord(JSON.stringify(operation.bodyExample))}`)
   }
-  words.push(quoted(`${api.server}${operation.path}${query === '' ? '' : `?${query}`}`))
+  words.push(shellWord(`${api.server}${operation.path}${query === '' ? '' : `?${query}`}`))
   return words.join(' \\\n  ')
 }
 

@@ -1,0 +1,34 @@
+import { OPERATION_SPECS } from '../query/operations.js'
+import type { Mail } from './mailer.js'
+import { EXAMPLE_VEHICLE } from './openapi.js'
+import { shellWord } from './shell-word.js'
+
+/**
+ * The message that delivers a new key: the key, how to send it, a first call to paste
+ * into a terminal (against the address callers reach the service at, `publicUrl`,
+ * without a trailing slash) and where the reference is.
+ */
+export function keyMail(to: string, key: string, credits: number, publicUrl: string): Mail {
+  const { make, model, year } = EXAMPLE_VEHICLE
+  const query = new URLSearchParams({ make, model, year: String(year) })
+  // Keys are [A-Za-z0-9_-]: nothing in one needs quoting, even within double quotes.
+  const call = `curl -H "X-API-Key: ${key}" ${shellWord(`${publicUrl}/v1/market/valuation?${query}`)}`
+  return {
+    to,
+    subject: 'Your carmarket API key',
+    text: [
+      `Your API key is ${key}`,
+      '',
+      `Send it in the X-API-Key header. Your account starts with ${credits} free credits.`,
+      'The key is shown only in this message: keep it safe.',
+      '',
+      `Your first call, the prices of a ${year} ${make} ${model} (${OPERATION_SPECS.valuation.credits} credits):`,
+      '',
+      `  ${call}`,
+      '',
+      `Every operation, its parameters and its errors: ${publicUrl}/docs`,
+      `The OpenAPI document: ${publicUrl}/v1/openapi.json`,
+      '',
+    ].join('\n'),
+  }
+}
