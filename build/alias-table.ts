@@ -33,14 +33,14 @@ export function loadAliasTable(path: string | URL): AliasTable {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new BuildError(`cannot read the alias table ${String(path)}: ${(error as Error).message}`)
+    throw new BuildError('invalid_alias_table', `cannot read the alias table ${String(path)}: ${(error as Error).message}`)
   }
   return parseAliasTable(json, String(path))
 }
 
 export function parseAliasTable(json: unknown, source: string): AliasTable {
   const fail = (where: string, what: string): never => {
-    throw new BuildError(`alias table ${source}: ${where} ${what}`)
+    throw new BuildError('invalid_alias_table', `alias table ${source}: ${where} ${what}`)
   }
   const record = (x: unknown, where: string): Record<string, unknown> =>
     typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : fail(where, 'must be an object')

@@ -45,10 +45,11 @@ export function cleanRows(
   const kept = store.length - countState(state, REJECTED) - countState(state, DUPLICATE)
   const rowsRejected = rowsRead - store.length + countState(state, REJECTED)
   if (kept === 0 || Number.isNaN(asOf)) {
-    throw new BuildError(`no row of the export passed validation (${summarize(rejected)}); nothing was published`)
+    throw new BuildError('no_valid_rows', `no row of the export passed validation (${summarize(rejected)}); nothing was published`)
   }
   if (rowsRejected / rowsRead > maxRejectedShare) {
     throw new BuildError(
+      'too_many_rejected',
       `${rowsRejected} of ${rowsRead} rows were rejected (${summarize(rejected)}), more than the allowed share ` +
         `${maxRejectedShare}; nothing was published`,
     )

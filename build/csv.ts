@@ -64,7 +64,7 @@ export class CsvTokenizer {
     const consumed = this.parse(bytes, false)
     this.carry = bytes.subarray(consumed)
     if (this.carry.length > MAX_RECORD_BYTES) {
-      throw new BuildError(`a CSV record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
+      throw new BuildError('export_malformed', `a CSV record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
     }
   }
 
@@ -91,7 +91,7 @@ export class CsvTokenizer {
             while (j < n && b[j] !== QUOTE) j++
             if (j >= n || (j + 1 === n && !final)) {
               if (!final) return start
-              throw new BuildError('a CSV quoted field is never closed')
+              throw new BuildError('export_malformed', 'a CSV quoted field is never closed')
             }
             if (b[j + 1] !== QUOTE) break
             escaped = true

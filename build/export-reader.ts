@@ -197,6 +197,7 @@ function headerIndex(header: readonly string[]): Int16Array {
   const missing = REQUIRED_COLUMNS.filter((c) => index[COL[c]] === -1)
   if (missing.length > 0) {
     throw new BuildError(
+      'export_malformed',
       `not a listings export: the CSV header has no column ${missing.join(', ')} (found: ${header
         .slice(0, 20)
         .map((h) => JSON.stringify(h.slice(0, 40)))
@@ -262,7 +263,7 @@ function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
         from = nl + 1
       }
       carry = s.slice(from)
-      if (carry.length > MAX_RECORD_BYTES) throw new BuildError(`an NDJSON line is longer than ${MAX_RECORD_BYTES} characters`)
+      if (carry.length > MAX_RECORD_BYTES) throw new BuildError('export_malformed', `an NDJSON line is longer than ${MAX_RECORD_BYTES} characters`)
     },
     end() {
       line(carry + decoder.end())

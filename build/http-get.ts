@@ -42,7 +42,7 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     response = await request(url, { dispatcher, signal: options.signal })
   } catch (error) {
     void dispatcher.close()
-    throw new BuildError(`cannot download ${description}: ${(error as Error).message}`)
+    throw new BuildError('download_failed', `cannot download ${description}: ${(error as Error).message}`)
   }
   response.body.once('close', () => void dispatcher.close())
   if (response.statusCode < 200 || response.statusCode > 299) {
@@ -51,7 +51,7 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     response.body.destroy()
     // A redirect reaches here only past the last one followed.
     const redirected = response.statusCode >= 300 && response.statusCode < 400 ? `, still a redirect after ${MAX_REDIRECTIONS}` : ''
-    throw new BuildError(`cannot download ${description}: HTTP ${response.statusCode}${redirected}`)
+    throw new BuildError('download_failed', `cannot download ${description}: HTTP ${response.statusCode}${redirected}`)
   }
   const length = Number(response.headers['content-length'])
   return { body: response.body, length: isCount(length) ? length : undefined }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import { BuildError } from './build-error.js'
+import { BuildError, type BuildErrorCode } from './build-error.js'
 import { detectFormat, type ExportFormat } from './export-reader.js'
 import { ListingStore, type StorePart } from './listing-store.js'
 import { RecordSplitter } from './record-splitter.js'
@@ -29,14 +29,24 @@ export type WorkerMessage =
       readonly rowsRead: number
       readonly rejected: Partial<Record<RejectionReason, number>>
       readonly conversions: Readonly<Record<string, number>>
+      /** Rows rejected as unsupported_currency, by their currency. */
+      readonly unrated: Readonly<Record<string, number>>
     }
-  | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined; readonly expected: boolean }
+  | {
+      readonly kind: 'failed'
+      readonly message: string
+      readonly stack: string | undefined
+      /** The code of a BuildError (an expected failure); undefined for any other error. */
+      readonly code: BuildErrorCode | undefined
+    }
 
 export interface ReadResult {
   readonly format: ExportFormat | undefined
   readonly rowsRead: number
   readonly rejected: Partial<Record<RejectionReason, number>>
   readonly conversions: Record<string, number>
+  /** Rows rejected as unsupported_currency, by their currency. */
+  readonly unrated: Record<string, number>
   readonly store: ListingStore
 }
 
@@ -61,7 +71,7 @@ export async function readInParallel(
 ): Promise<ReadResult> {
   const iterator = bytes[Symbol.asyncIterator]()
   const head = await readHead(iterator)
-  if (head === undefined) return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, store: new ListingStore() }
+  if (head === undefined) return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, unrated: {}, store: new ListingStore() }
   const setup: WorkerSetup = { format: head.format, header: head.header, fx: [...rules.fx], maxYear: rules.maxYear }
   const pool = Array.from({ length: workers }, () => new ParseWorker(setup, onProgress))
   try {
@@ -97,7 +107,7 @@ async function readHead(iterator: AsyncIterator<Buffer>) {
       const end = detected.start + length
       return { format: detected.format, header: new Uint8Array(head.subarray(detected.start, end)), rest: head.subarray(end) }
     }
-    if (head.length > 1 << 20) throw new BuildError('not a listings export: no header line in the first MiB')
+    if (head.length > 1 << 20) throw new BuildError('export_malformed', 'not a listings export: no header line in the first MiB')
   }
   const detected = detectFormat(head)
   if (detected === undefined) return undefined
@@ -117,17 +127,19 @@ function merge(results: readonly Done[], pieces: number) {
   }
   const rejected: Partial<Record<RejectionReason, number>> = {}
   const conversions: Record<string, number> = {}
+  const unrated: Record<string, number> = {}
   let rowsRead = 0
   for (const result of results) {
     rowsRead += result.rowsRead
     for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][]) rejected[reason] = (rejected[reason] ?? 0) + n
     for (const [code, n] of Object.entries(result.conversions)) conversions[code] = (conversions[code] ?? 0) + n
+    for (const [code, n] of Object.entries(result.unrated)) unrated[code] = (unrated[code] ?? 0) + n
   }
   const store = ListingStore.merge(
     results.map((r) => r.part),
     ranges,
   )
-  return { rowsRead, rejected, conversions, store }
+  return { rowsRead, rejected, conversions, unrated, store }
 }
 
 type Done = Extract<WorkerMessage, { kind: 'done' }>
@@ -152,7 +164,10 @@ class ParseWorker {
         } else if (message.kind === 'done') {
           resolve(message)
         } else {
-          const error = message.expected ? new BuildError(message.message) : Object.assign(new Error(message.message), { stack: message.stack })
+          const error =
+            message.code !== undefined
+              ? new BuildError(message.code, message.message)
+              : Object.assign(new Error(message.message), { stack: message.stack })
           this.fail(error, reject)
         }
       })

@@ -63,7 +63,7 @@ export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]):
   worker.on('message', (message: StatisticsMessage) => {
     if (message.kind === 'keys') inbox.push(message.keys)
     else if (message.kind === 'done') done = true
-    else failure = new BuildError(`computing the statistics failed: ${message.message}`)
+    else failure = new BuildError('statistics_failed', `computing the statistics failed: ${message.message}`)
     wake?.()
   })
   worker.on('error', (error) => {
@@ -71,7 +71,7 @@ export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]):
     wake?.()
   })
   worker.on('exit', () => {
-    if (!done && failure === undefined) failure = new BuildError('the statistics worker stopped before it finished')
+    if (!done && failure === undefined) failure = new BuildError('statistics_failed', 'the statistics worker stopped before it finished')
     wake?.()
   })
   try {

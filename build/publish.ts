@@ -38,7 +38,7 @@ export async function withBuildLock<T>(snapshots: string, work: () => Promise<T>
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error
       const holder = Number(readFileSync(lock, 'utf8'))
       if (Number.isInteger(holder) && holder > 0 && isRunning(holder)) {
-        throw new BuildError(`another build (process ${holder}) is writing to ${snapshots}`)
+        throw new BuildError('build_locked', `another build (process ${holder}) is writing to ${snapshots}`)
       }
       rmSync(lock, { force: true })
     }

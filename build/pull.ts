@@ -109,10 +109,10 @@ async function fetchManifest(url: URL, timeout: number): Promise<{ readonly raw:
   try {
     listed = parseListedFiles(raw.toString('utf8'), where)
   } catch (error) {
-    throw new BuildError((error as Error).message)
+    throw new BuildError('download_failed', (error as Error).message)
   }
   // The id names a local folder and a path on the other host.
-  if (!BUILD_ID_PATTERN.test(listed.build_id)) throw new BuildError(`${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`)
+  if (!BUILD_ID_PATTERN.test(listed.build_id)) throw new BuildError('download_failed', `${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`)
   return { raw, listed }
 }
 
@@ -130,8 +130,8 @@ async function downloadFile(url: URL, path: string, digest: FileDigest, timeout:
       onBytes(chunk.length)
     })
   })
-  if (bytes !== digest.bytes) throw new BuildError(`${where} ended after ${bytes} of its ${digest.bytes} bytes`)
-  if (hash.digest('hex') !== digest.sha256) throw new BuildError(`${where} does not match the SHA-256 ${MANIFEST_FILE} lists for it`)
+  if (bytes !== digest.bytes) throw new BuildError('download_failed', `${where} ended after ${bytes} of its ${digest.bytes} bytes`)
+  if (hash.digest('hex') !== digest.sha256) throw new BuildError('download_failed', `${where} does not match the SHA-256 ${MANIFEST_FILE} lists for it`)
 }
 
 /**
@@ -151,7 +151,7 @@ async function receive(body: Readable, where: string, limit: number, take: (chun
     if (failure !== undefined) return
     try {
       bytes += chunk.length
-      if (bytes > limit) throw new BuildError(`${where} is longer than the ${limit} bytes expected`)
+      if (bytes > limit) throw new BuildError('download_failed', `${where} is longer than the ${limit} bytes expected`)
       take(chunk)
     } catch (error) {
       failure = error
@@ -161,7 +161,7 @@ async function receive(body: Readable, where: string, limit: number, take: (chun
   try {
     await finished(body)
   } catch (error) {
-    failure ??= new BuildError(`downloading ${where} failed: ${(error as Error).message}`)
+    failure ??= new BuildError('download_failed', `downloading ${where} failed: ${(error as Error).message}`)
   }
   if (failure !== undefined) throw failure
 }
@@ -169,7 +169,7 @@ async function receive(body: Readable, where: string, limit: number, take: (chun
 /** Fails at once when the download cannot fit, rather than once the disk is full. */
 function ensureRoom(snapshots: string, bytes: number): void {
   const { bavail, bsize } = statfsSync(snapshots)
-  if (bavail * bsize < bytes) throw new BuildError(`${snapshots} has ${bavail * bsize} bytes free; the snapshot needs ${bytes}`)
+  if (bavail * bsize < bytes) throw new BuildError('write_failed', `${snapshots} has ${bavail * bsize} bytes free; the snapshot needs ${bytes}`)
 }
 
 /**
@@ -196,6 +196,6 @@ function writing<T>(path: string, write: () => T): T {
   try {
     return write()
   } catch (error) {
-    throw new BuildError(`cannot write ${path}: ${(error as Error).message}`)
+    throw new BuildError('write_failed', `cannot write ${path}: ${(error as Error).message}`)
   }
 }

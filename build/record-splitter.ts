@@ -37,7 +37,7 @@ export class RecordSplitter {
     const cut = this.format === 'ndjson' ? this.buffer.lastIndexOf(LF, this.used - 1) + 1 : this.lastCsvCut(from)
     if (cut > this.cut) this.cut = cut
     if (this.used - this.cut > MAX_RECORD_BYTES + chunk.length) {
-      throw new BuildError(`a record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
+      throw new BuildError('export_malformed', `a record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
     }
     return this.cut >= this.size ? this.take() : undefined
   }

@@ -54,7 +54,7 @@ export async function writeSnapshot(
     void meta.put('names', names)
     const done = meta.put('manifest', manifest)
     onProgress(written, totalKeys)
-    if (!(await done)) throw new BuildError('the snapshot manifest was not written')
+    if (!(await done)) throw new BuildError('write_failed', 'the snapshot manifest was not written')
   } finally {
     await root.close()
   }
@@ -79,13 +79,13 @@ export async function verifySnapshot(dir: string, buildId: string): Promise<void
   try {
     snapshot = Snapshot.open(dir)
   } catch (error) {
-    throw new BuildError(`the written snapshot cannot be opened: ${(error as Error).message}`)
+    throw new BuildError('snapshot_unsound', `the written snapshot cannot be opened: ${(error as Error).message}`)
   }
   try {
-    if (snapshot.manifest.build_id !== buildId) throw new BuildError('the written snapshot does not carry its manifest')
+    if (snapshot.manifest.build_id !== buildId) throw new BuildError('snapshot_unsound', 'the written snapshot does not carry its manifest')
     snapshot.check(1000)
   } catch (error) {
-    throw error instanceof BuildError ? error : new BuildError(`the written snapshot is unreadable: ${(error as Error).message}`)
+    throw error instanceof BuildError ? error : new BuildError('snapshot_unsound', `the written snapshot is unreadable: ${(error as Error).message}`)
   } finally {
     await snapshot.close()
   }
@@ -98,7 +98,7 @@ export async function verifySnapshot(dir: string, buildId: string): Promise<void
  */
 function padToExtent(file: string): void {
   const look = lmdbExtent(file)
-  if ('problem' in look) throw new BuildError(`the written snapshot is not a sound LMDB file: ${look.problem}`)
+  if ('problem' in look) throw new BuildError('snapshot_unsound', `the written snapshot is not a sound LMDB file: ${look.problem}`)
   if (look.size < look.extent) truncateSync(file, look.extent)
 }
 

@@ -319,6 +319,7 @@ t.test('a truncated gzip fails clearly and leaves the published snapshot as it w
   const error = await failure(runBuild({ input: truncatedPath, snapshots, asOf: '2026-09-30' }))
   t.ok(error instanceof BuildError, 'a BuildError')
   t.equal((error as Error).message, 'the export is not a valid gzip stream (truncated)')
+  t.equal((error as BuildError).code, 'export_malformed')
 
   t.equal(readlinkSync(join(snapshots, 'current')), first.build_id, 'current still names the first build')
   t.strictSame(readdirSync(snapshots).sort(), [first.build_id, 'current'].sort(), 'no new snapshot, staging folder or lock')
@@ -350,13 +351,13 @@ t.test('a file that is not an export fails with a clear BuildError and publishes
     noise(2_000, 7),
   ])
   const cases = [
-    { name: 'random bytes', content: noise(64 * 1024, 12_345), message: /^not a listings export: the CSV header has no column listing_id, make, model, year, price, first_seen, last_seen, active \(found: / },
-    { name: 'a PNG', content: png, message: /^not a listings export: the CSV header has no column listing_id, make, model, year, price, first_seen, last_seen, active \(found: "\uFFFDPNG"/ },
-    { name: 'gzip of random bytes', content: gzip(noise(10_000, 99)), message: /^not a listings export: the CSV header has no column listing_id/ },
-    { name: 'an empty file', content: Buffer.alloc(0), message: /^the export .*empty\.dat holds no rows$/ },
-    { name: 'a gzip of nothing', content: gzip(''), message: /^the export .*empty-gzip\.dat holds no rows$/ },
-    { name: 'a header and no rows', content: Buffer.from(toCsv([])), message: /^the export .*header-only\.dat holds no rows$/ },
-    { name: 'a PDF', content: Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1'), message: /^not a listings export: the CSV header has no column listing_id/ },
+    { name: 'random bytes', content: noise(64 * 1024, 12_345), code: 'export_malformed', message: /^not a listings export: the CSV header has no column listing_id, make, model, year, price, first_seen, last_seen, active \(found: / },
+    { name: 'a PNG', content: png, code: 'export_malformed', message: /^not a listings export: the CSV header has no column listing_id, make, model, year, price, first_seen, last_seen, active \(found: "\uFFFDPNG"/ },
+    { name: 'gzip of random bytes', content: gzip(noise(10_000, 99)), code: 'export_malformed', message: /^not a listings export: the CSV header has no column listing_id/ },
+    { name: 'an empty file', content: Buffer.alloc(0), code: 'export_empty', message: /^the export .*empty\.dat holds no rows$/ },
+    { name: 'a gzip of nothing', content: gzip(''), code: 'export_empty', message: /^the export .*empty-gzip\.dat holds no rows$/ },
+    { name: 'a header and no rows', content: Buffer.from(toCsv([])), code: 'export_empty', message: /^the export .*header-only\.dat holds no rows$/ },
+    { name: 'a PDF', content: Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1'), code: 'export_malformed', message: /^not a listings export: the CSV header has no column listing_id/ },
   ]
   const files: Record<string, string> = {
     'random bytes': 'random.dat',
@@ -374,6 +375,7 @@ t.test('a file that is not an export fails with a clear BuildError and publishes
     const snapshots = join(dir, `snapshots-${files[c.name]}`)
     const error = await failure(runBuild({ input, snapshots, asOf: '2026-09-30' }))
     t.ok(error instanceof BuildError, `${c.name}: a BuildError`)
+    t.equal((error as BuildError | undefined)?.code, c.code, `${c.name}: ${c.code}`)
     t.match((error as Error | undefined)?.message, c.message, `${c.name}: ${(error as Error | undefined)?.message.slice(0, 120)}`)
     assertNothingPublished(t, snapshots)
   }
@@ -386,6 +388,7 @@ t.test('a path that does not exist, or is a folder, fails with a BuildError', as
   const error = await failure(runBuild({ input: missing, snapshots }))
   t.ok(error instanceof BuildError, 'a BuildError')
   t.equal((error as Error).message, `cannot read the export ${missing}: ENOENT`)
+  t.equal((error as BuildError).code, 'export_unreadable')
   assertNothingPublished(t, snapshots)
 
   const folder = join(dir, 'a-folder')
@@ -393,5 +396,6 @@ t.test('a path that does not exist, or is a folder, fails with a BuildError', as
   const notFile = await failure(runBuild({ input: folder, snapshots }))
   t.ok(notFile instanceof BuildError, 'a BuildError')
   t.equal((notFile as Error).message, `${folder} is not a file`)
+  t.equal((notFile as BuildError).code, 'export_unreadable')
   assertNothingPublished(t, snapshots)
 })
