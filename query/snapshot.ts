@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { viewColumns } from '../format/columns.js'
 import { priceFigures } from '../format/figures.js'
@@ -93,7 +93,7 @@ export class Snapshot {
    */
   static open(path: string): Snapshot {
     const dir = Snapshot.locate(path)
-    if (dir === undefined) throw new Error(`no snapshot at ${path} (build one with: carmarket build --input FILE)`)
+    if (dir === undefined) throw new Error(`no snapshot at ${resolve(path)} (build one with: carmarket build --input FILE)`)
     return new Snapshot(dir)
   }
 
