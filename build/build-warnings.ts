@@ -25,11 +25,11 @@ export function currencyWarning(rows: number, unrated: Readonly<Record<string, n
   const n = (x: number) => x.toLocaleString('en-US')
   const named = largestFirst.map(([code, count]) => `${code} (${n(count)})`)
   const fixable = largestFirst.map(([code]) => code).filter((code) => CURRENCY_CODE.test(code))
-  const fix =
-    fixable.length === 0 ? '' : `; rebuild with ${fixable.map((code) => `--fx ${code}=RATE`).join(' ')} (RATE in PLN, such as --fx EUR=4.30)`
+  const flags = fixable.map((code) => `--fx ${code}=RATE`).join(' ')
+  const fix = fixable.length === 0 ? '' : `; rebuild with ${flags} (RATE in PLN, such as --fx EUR=4.30)`
   return {
     code: 'currency_without_rate',
-    message: `${n(rows)} rows were rejected as unsupported_currency, priced in ${named.join(', ')} with no exchange rate given${fix}`,
+    message: `${n(rows)} rows were rejected as unsupported_currency, priced in ${named.join(', ')} with no rate${fix}`,
     rows,
     currencies: Object.fromEntries(largestFirst),
   }

@@ -69,9 +69,10 @@ async function main(format: ExportFormat) {
   port.postMessage({ kind: 'done', part, pieceRows, rowsRead: rows, rejected, conversions, unrated } satisfies WorkerMessage, transfer)
 }
 
-/** A currency is text of the export: past a few distinct ones, new ones go uncounted (rejected_by_reason has every row). */
+/** A currency is text of the export: past a few distinct ones, new ones go uncounted (rejected_by_reason counts all). */
 function countUnrated(currency: string) {
-  if (currency in unrated || Object.keys(unrated).length < MAX_UNRATED_CURRENCIES) unrated[currency] = (unrated[currency] ?? 0) + 1
+  if (!(currency in unrated) && Object.keys(unrated).length >= MAX_UNRATED_CURRENCIES) return
+  unrated[currency] = (unrated[currency] ?? 0) + 1
 }
 
 main(setup.format).catch((error: unknown) => {

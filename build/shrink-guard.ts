@@ -37,8 +37,10 @@ export function checkShrink(snapshots: string, next: BuildCounts): void {
   )
 }
 
+type Guarded = Pick<BuildCounts, 'listings_kept' | 'keys_written'>
+
 /** The build id and counts of the current snapshot, from its manifest.json; undefined when there is none to read. */
-function currentCounts(snapshots: string): { build_id: string; counts: BuildCounts } | undefined {
+function currentCounts(snapshots: string): { build_id: string; counts: Guarded } | undefined {
   let manifest: unknown
   try {
     manifest = JSON.parse(readFileSync(join(snapshots, CURRENT_LINK, MANIFEST_FILE), 'utf8'))
@@ -46,7 +48,10 @@ function currentCounts(snapshots: string): { build_id: string; counts: BuildCoun
     // No current snapshot, or one whose manifest cannot be read: it could not be served either.
     return undefined
   }
-  const { build_id, counts } = (manifest ?? {}) as { build_id?: unknown; counts?: Partial<Record<keyof BuildCounts, unknown>> }
-  if (typeof build_id !== 'string' || !isCount(counts?.listings_kept) || !isCount(counts?.keys_written)) return undefined
-  return { build_id, counts: counts as BuildCounts }
+  type Listed = { build_id?: unknown; counts?: Partial<Record<keyof Guarded, unknown>> }
+  const { build_id, counts } = (manifest ?? {}) as Listed
+  const listings = counts?.listings_kept
+  const keys = counts?.keys_written
+  if (typeof build_id !== 'string' || !isCount(listings) || !isCount(keys)) return undefined
+  return { build_id, counts: { listings_kept: listings, keys_written: keys } }
 }

@@ -44,7 +44,7 @@ export async function openSource(src: string, stdin: Readable = process.stdin): 
   return { bytes: failingClearly(bytes, gzip), totalBytes, bytesRead: () => read, description }
 }
 
-/** The source as the manifest and the build's report record it: a path, `stdin`, or a URL without credentials or query. */
+/** The source as the manifest and the report record it: a path, `stdin`, or a URL without credentials or query. */
 export function describeSource(src: string): string {
   if (src === '-') return 'stdin'
   return isUrl(src) && URL.canParse(src) ? describeUrl(new URL(src)) : src

@@ -29,7 +29,10 @@ export const buildCommand = new Command('build')
   .option('--aliases <file>', 'an alias table of your own that extends the curated one')
   .option('--keep <n>', 'published snapshots to keep, the new one included', String(DEFAULT_KEEP))
   .option('--max-rejected-share <share>', 'fail without publishing when more rows than this share are rejected', String(DEFAULT_MAX_REJECTED_SHARE))
-  .option('--allow-shrink', `publish even when listings or keys fall by more than ${MAX_SHRINK_TEXT} from the current snapshot`)
+  .option(
+    '--allow-shrink',
+    `publish even when listings or keys fall by more than ${MAX_SHRINK_TEXT} from the current snapshot`,
+  )
   .option('--json', 'print one line of JSON, the report or the failure, for a JSON Lines log')
   .action(async (flags: BuildFlags) => {
     let report: BuildReport
@@ -46,11 +49,14 @@ export const buildCommand = new Command('build')
       })
     } catch (error) {
       // A nightly log gets its line for a failed build too; the message still goes to stderr.
-      if (flags.json === true) process.stdout.write(`${terminalJsonLine({ ok: false, error: failureOf(error), ...runOf(flags) })}\n`)
+      if (flags.json === true) {
+        process.stdout.write(`${terminalJsonLine({ ok: false, error: failureOf(error), ...runOf(flags) })}\n`)
+      }
       throw error
     }
     for (const warning of report.warnings) process.stderr.write(`carmarket: WARNING: ${visible(warning.message)}\n`)
-    process.stdout.write(flags.json === true ? `${terminalJsonLine({ ok: true, ...report, ...runOf(flags) })}\n` : `${formatReport(report)}\n`)
+    const line = flags.json === true ? terminalJsonLine({ ok: true, ...report, ...runOf(flags) }) : formatReport(report)
+    process.stdout.write(`${line}\n`)
   })
 
 /** What every line of a build's JSON log says of the run, whatever its outcome. */

@@ -14,7 +14,9 @@ export class UsageError extends Error {
  */
 export function failureOf(error: unknown): { readonly code: string; readonly message: string } {
   const message = error instanceof Error ? error.message : String(error)
-  if (error instanceof BuildError || error instanceof LedgerError || error instanceof ApiError) return { code: error.code, message }
+  if (error instanceof BuildError || error instanceof LedgerError || error instanceof ApiError) {
+    return { code: error.code, message }
+  }
   return { code: error instanceof UsageError ? 'invalid_option' : 'unexpected', message }
 }
 

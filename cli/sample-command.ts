@@ -29,7 +29,8 @@ export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAU
     bar.finish()
   }
   // What it replaces cannot be served: however small, the sample is more of a market.
-  const report = await buildWithProgress({ input: exportPath, snapshots, fx: new Map([['EUR', SAMPLE_EUR_RATE]]), allowShrink: true })
+  const fx = new Map([['EUR', SAMPLE_EUR_RATE]])
+  const report = await buildWithProgress({ input: exportPath, snapshots, fx, allowShrink: true })
   process.stderr.write(`${formatReport(report)}\n`)
 }
 

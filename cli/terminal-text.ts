@@ -45,7 +45,8 @@ export function terminalJsonLine(value: object): string {
 }
 
 function escapedJson(json: string): string {
-  return json.replace(UNSAFE_IN_JSON, (c) => Array.from({ length: c.length }, (_, i) => `\\u${hex(c.charCodeAt(i), 4)}`).join(''))
+  const escape = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${hex(c.charCodeAt(i), 4)}`).join('')
+  return json.replace(UNSAFE_IN_JSON, escape)
 }
 
 /**

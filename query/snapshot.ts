@@ -93,7 +93,9 @@ export class Snapshot {
    */
   static open(path: string): Snapshot {
     const dir = Snapshot.locate(path)
-    if (dir === undefined) throw new Error(`no snapshot at ${resolve(path)} (build one with: carmarket build --input FILE)`)
+    if (dir === undefined) {
+      throw new Error(`no snapshot at ${resolve(path)} (build one with: carmarket build --input FILE)`)
+    }
     return new Snapshot(dir)
   }
 

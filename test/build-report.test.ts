@@ -85,7 +85,8 @@ t.test('rows rejected for a currency with no rate: a warning names them and --fx
     [['currency_without_rate', 8, { EUR: 5, USD: 2, 'E\u001b[2JUR': 1 }]],
   )
 
-  const converted = await carmarket(['build', '--input', input, '--snapshots', snapshots, '--json', '--fx', 'EUR=4.30,USD=4.00'])
+  const rates = ['--fx', 'EUR=4.30,USD=4.00']
+  const converted = await carmarket(['build', '--input', input, '--snapshots', snapshots, '--json', ...rates])
   const rest = JSON.parse(converted.stdout) as Line
   t.strictSame(
     rest.warnings?.map((w) => [w.rows, w.currencies]),
@@ -96,7 +97,8 @@ t.test('rows rejected for a currency with no rate: a warning names them and --fx
 })
 
 t.test('the text report counts duplicates dropped, the name --json gives them', async (t) => {
-  const input = writeExport(t, 'export.csv', toCsv([...rows(12, (i) => ({ price: 30_000 + i })), row({ listing_id: 'L-twice' }), row({ listing_id: 'L-twice' })]))
+  const twice = [row({ listing_id: 'L-twice' }), row({ listing_id: 'L-twice' })]
+  const input = writeExport(t, 'export.csv', toCsv([...rows(12, (i) => ({ price: 30_000 + i })), ...twice]))
   const run = await carmarket(['build', '--input', input, '--snapshots', join(input, '..', 'snapshots')])
   t.equal(run.code, 0, run.stderr)
   t.match(run.stdout, /^ {2}duplicates dropped +1$/m)
@@ -105,10 +107,12 @@ t.test('the text report counts duplicates dropped, the name --json gives them', 
 
 t.test('a build that shrinks the market is refused over the CLI unless --allow-shrink', async (t) => {
   const help = await carmarket(['build', '--help'])
-  t.match(help.stdout.replace(/\s+/g, ' '), `--allow-shrink publish even when listings or keys fall by more than ${MAX_SHRINK_TEXT}`)
+  const options = help.stdout.replace(/\s+/g, ' ')
+  t.match(options, `--allow-shrink publish even when listings or keys fall by more than ${MAX_SHRINK_TEXT}`)
 
   const snapshots = join(freshDir(t), 'snapshots')
-  const big = await carmarket(['build', '--input', writeExport(t, 'big.csv', toCsv(rows(60, (i) => ({ price: 30_000 + i })))), '--snapshots', snapshots, '--json'])
+  const bigExport = writeExport(t, 'big.csv', toCsv(rows(60, (i) => ({ price: 30_000 + i }))))
+  const big = await carmarket(['build', '--input', bigExport, '--snapshots', snapshots, '--json'])
   t.equal(big.code, 0, big.stderr)
   const current = (JSON.parse(big.stdout) as Line).build_id
   const small = writeExport(t, 'small.csv', GOLFS)

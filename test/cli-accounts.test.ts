@@ -106,6 +106,6 @@ t.test('credits grant: --help marks --reference required, and a grant without on
   t.equal(missing.code, 1)
   t.equal(missing.stdout, '')
   t.match(missing.stderr, /^carmarket: .*--reference.*\n$/, 'one line naming the option')
-  const shown = JSON.parse((await carmarket(['accounts', 'show', '--ledger', ledger, '--account', id, '--json'])).stdout) as { balance: number }
-  t.equal(shown.balance, 0, 'nothing was granted')
+  const shown = await carmarket(['accounts', 'show', '--ledger', ledger, '--account', id, '--json'])
+  t.equal((JSON.parse(shown.stdout) as { balance: number }).balance, 0, 'nothing was granted')
 })

@@ -241,7 +241,8 @@ t.test('a build that shrinks the market is refused, publishing nothing, unless a
   t.equal(first.listings_kept, 60)
 
   const refused = async (content: string, what: string) => {
-    const error = await runBuild({ input: writeExport(t, 'next.csv', content), snapshots, asOf: '2026-09-30' }).catch((e: unknown) => e)
+    const next = writeExport(t, 'next.csv', content)
+    const error = await runBuild({ input: next, snapshots, asOf: '2026-09-30' }).catch((e: unknown) => e)
     t.ok(error instanceof BuildError, `${what}: a BuildError`)
     t.equal((error as BuildError).code, 'market_shrank', `${what}: market_shrank`)
     t.equal(readlinkSync(join(snapshots, 'current')), first.build_id, `${what}: current is untouched`)
@@ -255,7 +256,8 @@ t.test('a build that shrinks the market is refused, publishing nothing, unless a
   t.equal(fewer.listings_kept, 50, 'a fall within the bound (60 -> 50 listings) publishes')
   t.equal(readlinkSync(join(snapshots, 'current')), fewer.build_id)
 
-  const allowed = await runBuild({ input: writeExport(t, 'tiny.csv', market(2)), snapshots, asOf: '2026-09-30', allowShrink: true })
+  const tiny = writeExport(t, 'tiny.csv', market(2))
+  const allowed = await runBuild({ input: tiny, snapshots, asOf: '2026-09-30', allowShrink: true })
   t.equal(readlinkSync(join(snapshots, 'current')), allowed.build_id, 'allowShrink publishes it')
   t.equal(allowed.listings_kept, 10)
 })
