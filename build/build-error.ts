@@ -1,4 +1,7 @@
-/** Which failure a BuildError is, for a caller to tell them apart without reading the message. */
+/**
+ * Which failure a BuildError is, for a caller to tell them apart without reading the message;
+ * `build --json` prints it, so scripts may rely on it.
+ */
 export type BuildErrorCode =
   /** An option of the build that cannot be used (an --as-of that is no date). */
   | 'invalid_option'
@@ -18,6 +21,8 @@ export type BuildErrorCode =
   | 'unclosed_quote'
   /** No row passed validation, or more than the allowed share was rejected. */
   | 'too_many_rejected'
+  /** The new snapshot holds far fewer listings or keys than the current one (--allow-shrink publishes it). */
+  | 'market_shrank'
   /** The alias table cannot be read or is not one. */
   | 'invalid_alias_table'
   /** The statistics worker failed or stopped. */

@@ -29,6 +29,15 @@ export type WorkerMessage =
       readonly rowsRead: number
       readonly rejected: Partial<Record<RejectionReason, number>>
       readonly conversions: Readonly<Record<string, number>>
+      /** Rows rejected as unsupported_currency, by their currency. */
+      readonly unrated: Readonly<Record<string, number>>
+    }
+  | {
+      readonly kind: 'failed'
+      readonly message: string
+      readonly stack: string | undefined
+      /** The code of a BuildError (an expected failure); undefined for any other error. */
+      readonly code: BuildErrorCode | undefined
     }
   | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined; readonly code: BuildErrorCode | undefined }
 
@@ -37,6 +46,8 @@ export interface ReadResult {
   readonly rowsRead: number
   readonly rejected: Partial<Record<RejectionReason, number>>
   readonly conversions: Record<string, number>
+  /** Rows rejected as unsupported_currency, by their currency. */
+  readonly unrated: Record<string, number>
   readonly store: ListingStore
 }
 
@@ -61,7 +72,7 @@ export async function readInParallel(
 ): Promise<ReadResult> {
   const iterator = bytes[Symbol.asyncIterator]()
   const head = await readHead(iterator)
-  if (head === undefined) return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, store: new ListingStore() }
+  if (head === undefined) return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, unrated: {}, store: new ListingStore() }
   const setup: WorkerSetup = { format: head.format, header: head.header, fx: [...rules.fx], maxYear: rules.maxYear }
   const pool = Array.from({ length: workers }, () => new ParseWorker(setup, onProgress))
   try {
@@ -117,17 +128,19 @@ function merge(results: readonly Done[], pieces: number) {
   }
   const rejected: Partial<Record<RejectionReason, number>> = {}
   const conversions: Record<string, number> = {}
+  const unrated: Record<string, number> = {}
   let rowsRead = 0
   for (const result of results) {
     rowsRead += result.rowsRead
     for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][]) rejected[reason] = (rejected[reason] ?? 0) + n
     for (const [code, n] of Object.entries(result.conversions)) conversions[code] = (conversions[code] ?? 0) + n
+    for (const [code, n] of Object.entries(result.unrated)) unrated[code] = (unrated[code] ?? 0) + n
   }
   const store = ListingStore.merge(
     results.map((r) => r.part),
     ranges,
   )
-  return { rowsRead, rejected, conversions, store }
+  return { rowsRead, rejected, conversions, unrated, store }
 }
 
 type Done = Extract<WorkerMessage, { kind: 'done' }>

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { BuildError } from './build-error.js'
+import { MAX_UNRATED_CURRENCIES } from './build-warnings.js'
 import { readExport, type ExportFormat } from './export-reader.js'
 import { ListingStore } from './listing-store.js'
 import { RowValidator, emptyListing, type RejectionReason } from './validate.js'
@@ -19,6 +20,7 @@ const validator = new RowValidator({ fx: new Map(setup.fx), maxYear: setup.maxYe
 const parsed = emptyListing()
 const rejected: Partial<Record<RejectionReason, number>> = {}
 const conversions: Record<string, number> = {}
+const unrated: Record<string, number> = {}
 /** Rows each piece added to the store (rejected rows are not in it). */
 const pieceRows: number[] = []
 let rows = 0
@@ -53,9 +55,10 @@ async function main(format: ExportFormat) {
       const reason = row === undefined ? 'malformed_row' : validator.validate(row, parsed)
       if (reason !== undefined) {
         rejected[reason] = (rejected[reason] ?? 0) + 1
+        if (reason === 'unsupported_currency') countUnrated(parsed.currency)
         return
       }
-      if (parsed.convertedFrom !== '') conversions[parsed.convertedFrom] = (conversions[parsed.convertedFrom] ?? 0) + 1
+      if (parsed.currency !== 'PLN') conversions[parsed.currency] = (conversions[parsed.currency] ?? 0) + 1
       store.add(parsed)
     },
     format,
@@ -64,7 +67,13 @@ async function main(format: ExportFormat) {
   const late = store.length - pieceRows.reduce((n, r) => n + r, 0)
   if (late > 0) pieceRows[pieceRows.length - 1] = (pieceRows.at(-1) ?? 0) + late
   const { part, transfer } = store.part()
-  port.postMessage({ kind: 'done', part, pieceRows, rowsRead: rows, rejected, conversions } satisfies WorkerMessage, transfer)
+  port.postMessage({ kind: 'done', part, pieceRows, rowsRead: rows, rejected, conversions, unrated } satisfies WorkerMessage, transfer)
+}
+
+/** A currency is text of the export: past a few distinct ones, new ones go uncounted (rejected_by_reason counts all). */
+function countUnrated(currency: string) {
+  if (!(currency in unrated) && Object.keys(unrated).length >= MAX_UNRATED_CURRENCIES) return
+  unrated[currency] = (unrated[currency] ?? 0) + 1
 }
 
 main(setup.format).catch((error: unknown) => {

@@ -6,6 +6,7 @@ import { CODE_VERSION } from '../format/code-version.js'
 import { SCHEMA_VERSION, type Manifest } from '../format/schema.js'
 import { CURATED_ALIASES, extendAliasTable, loadAliasTable } from './alias-table.js'
 import { BuildError } from './build-error.js'
+import { currencyWarning, type BuildWarning } from './build-warnings.js'
 import type { ExportFormat } from './export-reader.js'
 import { cleanRows, sortedCounts, spellingCounts } from './clean-rows.js'
 import { planKeys } from './key-plan.js'
@@ -15,6 +16,7 @@ import { DEFAULT_KEEP, newBuildId, prune, publish, stagingDir, withBuildLock } f
 import { readInParallel } from './parallel-read.js'
 import { openSource } from './source.js'
 import { renderedKeys } from './parallel-statistics.js'
+import { checkShrink } from './shrink-guard.js'
 import { StatisticsBuilder, groupRows } from './statistics.js'
 import type { RejectionReason } from './validate.js'
 import { verifySnapshot, writeSnapshot } from './snapshot-writer.js'
@@ -34,6 +36,8 @@ export interface BuildOptions {
   readonly keep?: number
   /** The build fails, publishing nothing, when a larger share of rows is rejected. */
   readonly maxRejectedShare?: number
+  /** Publish even when listings or keys fall by more than MAX_SHRINK from the current snapshot. */
+  readonly allowShrink?: boolean
   readonly stdin?: Readable
   readonly onProgress?: (event: BuildProgress) => void
 }
@@ -61,6 +65,8 @@ export interface BuildReport {
   readonly families: number
   readonly pruned: readonly string[]
   readonly seconds: number
+  /** What the operator should act on though the build published. */
+  readonly warnings: readonly BuildWarning[]
 }
 
 export const DEFAULT_MAX_REJECTED_SHARE = 0.5
@@ -92,7 +98,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       () => progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes }),
     )
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
-    const { format, rowsRead, store, rejected, conversions } = read
+    const { format, rowsRead, store, rejected, conversions, unrated } = read
     if (format === undefined || rowsRead === 0) throw new BuildError('empty_export', `the export ${source.description} holds no rows`)
     const { state, asOf, rowsRejected, duplicates, kept } = cleanRows(store, rowsRead, rejected, givenAsOf, maxRejectedShare)
 
@@ -135,6 +141,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       (done, total) => progress({ phase: 'write', done, total }),
     )
     await verifySnapshot(staging, buildId)
+    if (options.allowShrink !== true) checkShrink(options.snapshots, manifest.counts)
     publish(options.snapshots, buildId)
     const pruned = prune(options.snapshots, keep)
     return {
@@ -148,6 +155,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       currency_conversions: conversions,
       pruned,
       seconds: Math.round(performance.now() - started) / 1000,
+      warnings: [currencyWarning(rejected.unsupported_currency ?? 0, unrated)].filter((w) => w !== undefined),
     }
   })
 }

@@ -24,7 +24,8 @@ const CHUNK = 1 << 20
  * downloads. Compression is detected by the gzip magic bytes, never by the name.
  */
 export async function openSource(src: string, stdin: Readable = process.stdin): Promise<OpenedSource> {
-  const { raw, totalBytes, description } = await openRaw(src, stdin)
+  const { raw, totalBytes } = await openRaw(src, stdin)
+  const description = describeSource(src)
   let read = 0
   const counted = new Transform({
     highWaterMark: CHUNK,
@@ -44,9 +45,19 @@ export async function openSource(src: string, stdin: Readable = process.stdin): 
   return { bytes: failingClearly(bytes, gzip), totalBytes, bytesRead: () => read, description }
 }
 
-async function openRaw(src: string, stdin: Readable) {
-  if (src === '-') return { raw: stdin, totalBytes: undefined, description: 'stdin' }
-  if (/^https?:\/\//i.test(src)) return openUrl(src)
+/** The source as the manifest and the report record it: a path, `stdin`, or a URL without credentials or query. */
+export function describeSource(src: string): string {
+  if (src === '-') return 'stdin'
+  return isUrl(src) && URL.canParse(src) ? describeUrl(new URL(src)) : src
+}
+
+function isUrl(src: string): boolean {
+  return /^https?:\/\//i.test(src)
+}
+
+async function openRaw(src: string, stdin: Readable): Promise<{ raw: Readable; totalBytes: number | undefined }> {
+  if (src === '-') return { raw: stdin, totalBytes: undefined }
+  if (isUrl(src)) return openUrl(src)
   let size: number
   try {
     const stat = statSync(src)
@@ -56,13 +67,13 @@ async function openRaw(src: string, stdin: Readable) {
     if (error instanceof BuildError) throw error
     throw new BuildError('unreadable_export', `cannot read the export ${src}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
   }
-  return { raw: createReadStream(src, { highWaterMark: CHUNK }), totalBytes: size, description: src }
+  return { raw: createReadStream(src, { highWaterMark: CHUNK }), totalBytes: size }
 }
 
 async function openUrl(src: string) {
   const url = new URL(src)
   const { body, length } = await httpGet(url, { headersTimeout: 60_000, bodyTimeout: 300_000 })
-  return { raw: body, totalBytes: length, description: describeUrl(url) }
+  return { raw: body, totalBytes: length }
 }
 
 /** Waits until `n` bytes (or the end) are buffered and returns them, leaving them unread. */

@@ -27,8 +27,12 @@ export interface ParsedListing {
   year: number
   /** In PLN, converted and not rounded. */
   price: number
-  /** The currency the price was converted from, or '' for PLN. */
-  convertedFrom: string
+  /**
+   * The currency of the price as written, upper case (PLN when empty). Set before its
+   * rate is looked up, so that it also names the currency of a row rejected as
+   * unsupported_currency.
+   */
+  currency: string
   /** Kilometres, or -1 when unknown. */
   mileage: number
   fuel: number
@@ -94,12 +98,11 @@ export class RowValidator {
       price = Number(text)
     }
     const currency = row.lookup(COL.currency, this.currency)
-    let convertedFrom = ''
+    out.currency = currency
     if (currency !== 'PLN') {
       const rate = rules.fx.get(currency)
       if (rate === undefined) return 'unsupported_currency'
       price *= rate
-      convertedFrom = currency
     }
     if (!(price >= MIN_PRICE && price <= MAX_PRICE)) return 'price_out_of_range'
 
@@ -136,7 +139,6 @@ export class RowValidator {
     out.modelSpelling = row.lookup(COL.model, this.spellings.modelsOf(out.makeSpelling))
     out.year = year
     out.price = price
-    out.convertedFrom = convertedFrom
     out.mileage = mileage
     out.fuel = fuel
     out.gearbox = gearbox
@@ -156,7 +158,7 @@ export function emptyListing(): ParsedListing {
     modelSpelling: 0,
     year: 0,
     price: 0,
-    convertedFrom: '',
+    currency: 'PLN',
     mileage: -1,
     fuel: UNKNOWN,
     gearbox: UNKNOWN,

@@ -1,9 +1,12 @@
 import { Command } from 'commander'
 import { DEFAULT_KEEP } from '../build/publish.js'
 import { DEFAULT_MAX_REJECTED_SHARE, runBuild, type BuildReport } from '../build/run-build.js'
+import { MAX_SHRINK_TEXT } from '../build/shrink-guard.js'
+import { describeSource } from '../build/source.js'
+import { failureOf } from './handle-error.js'
 import { DEFAULT_SNAPSHOTS, collect, exchangeRates, positiveInteger, share } from './options.js'
 import { ProgressBar } from './progress.js'
-import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
+import { lines, terminal, terminalJsonLine, visible, type TerminalText } from './terminal-text.js'
 
 interface BuildFlags {
   input: string
@@ -13,6 +16,7 @@ interface BuildFlags {
   aliases?: string
   keep: string
   maxRejectedShare: string
+  allowShrink?: boolean
   json?: boolean
 }
 
@@ -25,19 +29,40 @@ export const buildCommand = new Command('build')
   .option('--aliases <file>', 'an alias table of your own that extends the curated one')
   .option('--keep <n>', 'published snapshots to keep, the new one included', String(DEFAULT_KEEP))
   .option('--max-rejected-share <share>', 'fail without publishing when more rows than this share are rejected', String(DEFAULT_MAX_REJECTED_SHARE))
-  .option('--json', 'print the build report as JSON')
+  .option(
+    '--allow-shrink',
+    `publish even when listings or keys fall by more than ${MAX_SHRINK_TEXT} from the current snapshot`,
+  )
+  .option('--json', 'print one line of JSON, the report or the failure, for a JSON Lines log')
   .action(async (flags: BuildFlags) => {
-    const report = await buildWithProgress({
-      input: flags.input,
-      snapshots: flags.snapshots,
-      asOf: flags.asOf,
-      fx: exchangeRates(flags.fx),
-      aliases: flags.aliases,
-      keep: positiveInteger(flags.keep, '--keep'),
-      maxRejectedShare: share(flags.maxRejectedShare, '--max-rejected-share'),
-    })
-    process.stdout.write(flags.json === true ? `${terminalJson(report)}\n` : `${formatReport(report)}\n`)
+    let report: BuildReport
+    try {
+      report = await buildWithProgress({
+        input: flags.input,
+        snapshots: flags.snapshots,
+        asOf: flags.asOf,
+        fx: exchangeRates(flags.fx),
+        aliases: flags.aliases,
+        keep: positiveInteger(flags.keep, '--keep'),
+        maxRejectedShare: share(flags.maxRejectedShare, '--max-rejected-share'),
+        allowShrink: flags.allowShrink === true,
+      })
+    } catch (error) {
+      // A nightly log gets its line for a failed build too; the message still goes to stderr.
+      if (flags.json === true) {
+        process.stdout.write(`${terminalJsonLine({ ok: false, error: failureOf(error), ...runOf(flags) })}\n`)
+      }
+      throw error
+    }
+    for (const warning of report.warnings) process.stderr.write(`carmarket: WARNING: ${visible(warning.message)}\n`)
+    const line = flags.json === true ? terminalJsonLine({ ok: true, ...report, ...runOf(flags) }) : formatReport(report)
+    process.stdout.write(`${line}\n`)
   })
+
+/** What every line of a build's JSON log says of the run, whatever its outcome. */
+function runOf(flags: BuildFlags) {
+  return { input: describeSource(flags.input), finished: new Date().toISOString() }
+}
 
 /** runBuild with its progress drawn as bars on a terminal. */
 export async function buildWithProgress(options: Parameters<typeof runBuild>[0]): Promise<BuildReport> {
@@ -72,12 +97,13 @@ export function formatReport(r: BuildReport): TerminalText {
     terminal`  rows read          ${n(r.rows_read)}`,
     terminal`  rows rejected      ${n(r.rows_rejected)}`,
     ...reasons,
-    terminal`  duplicates merged  ${n(r.duplicates_dropped)}`,
+    terminal`  duplicates dropped ${n(r.duplicates_dropped)}`,
     terminal`  listings kept      ${n(r.listings_kept)}`,
     terminal`  currency converted ${conversions.length === 0 ? 'none' : conversions.join(', ')}`,
     terminal`  makes / models     ${n(r.makes)} / ${n(r.models)} (${n(r.families)} pooled families)`,
     terminal`  keys written       ${n(r.keys_written)}`,
     ...(r.pruned.length > 0 ? [terminal`  pruned             ${r.pruned.join(', ')}`] : []),
     terminal`  time               ${r.seconds.toFixed(1)} s`,
+    ...r.warnings.map((w) => terminal`  WARNING            ${w.message}`),
   ])
 }

@@ -5,7 +5,7 @@ import { terminal } from './terminal-text.js'
 
 const grant = ledgerOptions(new Command('grant').description('add credits to an account'))
   .requiredOption('--credits <n>', 'credits to add')
-  .requiredOption('--reference <text>', 'why (an order number, a support case)')
+  .requiredOption('--reference <text>', 'why the credits are granted: an order number, a support case')
   .action(async (flags: AccountFlags & { credits: string; reference: string }) => {
     const credits = positiveInteger(flags.credits, '--credits')
     const entry = await withLedger(flags.ledger, async (ledger) => ledger.grant((await findAccount(ledger, flags)).id, credits, flags.reference))

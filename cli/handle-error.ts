@@ -9,6 +9,18 @@ export class UsageError extends Error {
 }
 
 /**
+ * A failure as a line of machine-readable output gives it: the code of an expected one
+ * (a UsageError's is `invalid_option`), `unexpected` for a bug.
+ */
+export function failureOf(error: unknown): { readonly code: string; readonly message: string } {
+  const message = error instanceof Error ? error.message : String(error)
+  if (error instanceof BuildError || error instanceof LedgerError || error instanceof ApiError) {
+    return { code: error.code, message }
+  }
+  return { code: error instanceof UsageError ? 'invalid_option' : 'unexpected', message }
+}
+
+/**
  * Every command's failures end here, and only here is the process exited: an expected
  * failure prints its message, an unexpected one its stack (it is a bug to report).
  * Messages may quote what the operator or a file gave, so they are made visible.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command } from 'commander'
+import { Command, Help } from 'commander'
 import { CODE_VERSION } from '../format/code-version.js'
 import { accountsCommand } from './accounts-command.js'
 import { buildCommand } from './build-command.js'
@@ -29,6 +29,22 @@ const program = new Command('carmarket')
   .addCommand(creditsCommand)
   .addCommand(usageCommand)
   .addCommand(ledgerCommand)
+
+/**
+ * Every command, however deep: --help marks the options it cannot go without, and a
+ * mistake commander finds in the call reads like every other failure, one line.
+ */
+function houseStyle(command: Command): void {
+  command.configureHelp({
+    optionDescription: (option) => {
+      const text = new Help().optionDescription(option)
+      return option.mandatory ? `${text} (required)` : text
+    },
+  })
+  command.configureOutput({ outputError: (text, write) => write(`carmarket: ${text.replace(/^error: /, '')}`) })
+  command.commands.forEach(houseStyle)
+}
+houseStyle(program)
 
 // lmdb-js rejects internal promises of a failed commit that nobody awaits; the commit's
 // own caller has its answer, so only other rejections are errors (thrown on, unhandled).

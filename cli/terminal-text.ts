@@ -36,7 +36,17 @@ const UNSAFE_IN_JSON = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu
  * characters above can only stand inside its strings, where `\uXXXX` means the same.
  */
 export function terminalJson(value: object): string {
-  return JSON.stringify(value, null, 2).replace(UNSAFE_IN_JSON, (c) => Array.from({ length: c.length }, (_, i) => `\\u${hex(c.charCodeAt(i), 4)}`).join(''))
+  return escapedJson(JSON.stringify(value, null, 2))
+}
+
+/** The same on one line, a record of a JSON Lines log: no line separator of any kind stands raw in it. */
+export function terminalJsonLine(value: object): string {
+  return escapedJson(JSON.stringify(value))
+}
+
+function escapedJson(json: string): string {
+  const escape = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${hex(c.charCodeAt(i), 4)}`).join('')
+  return json.replace(UNSAFE_IN_JSON, escape)
 }
 
 /**

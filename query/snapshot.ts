@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { latestYear } from '../format/bounds.js'
 import { viewColumns, type ListingColumns } from '../format/columns.js'
@@ -108,7 +108,9 @@ export class Snapshot {
    */
   static open(path: string): Snapshot {
     const dir = Snapshot.locate(path)
-    if (dir === undefined) throw new SnapshotError('no_snapshot', `no snapshot at ${path} (build one with: carmarket build --input FILE)`)
+    if (dir === undefined) {
+      throw new SnapshotError('no_snapshot', `no snapshot at ${resolve(path)} (build one with: carmarket build --input FILE)`)
+    }
     return new Snapshot(dir)
   }
 

@@ -89,3 +89,23 @@ t.test('carmarket ledger backup: a consistent copy taken while two workers debit
   t.ok(account.used >= 8 * 200 && account.used <= 8 * during + 8 * 8, 'the debits up to the moment of the copy')
   t.equal((await restored.authenticate(key))?.id, id, 'keys work from the copy')
 })
+
+t.test('credits grant: --help marks --reference required, and a grant without one fails in one line', async (t) => {
+  const help = await carmarket(['credits', 'grant', '--help'])
+  t.equal(help.code, 0)
+  // Help wraps descriptions to the width of the output: read it as one line.
+  const options = help.stdout.replace(/\s+/g, ' ')
+  t.match(options, /--reference <text> [^-]*\(required\)/)
+  t.match(options, /--credits <n> [^-]*\(required\)/)
+  t.notMatch(options, /--email <email> [^-]*\(required\)/, 'an optional option is not marked')
+
+  const ledger = freshDir(t)
+  const created = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'bez@example.pl', '--json'])
+  const { account_id: id } = JSON.parse(created.stdout) as { account_id: string }
+  const missing = await carmarket(['credits', 'grant', '--ledger', ledger, '--account', id, '--credits', '5'])
+  t.equal(missing.code, 1)
+  t.equal(missing.stdout, '')
+  t.match(missing.stderr, /^carmarket: .*--reference.*\n$/, 'one line naming the option')
+  const shown = await carmarket(['accounts', 'show', '--ledger', ledger, '--account', id, '--json'])
+  t.equal((JSON.parse(shown.stdout) as { balance: number }).balance, 0, 'nothing was granted')
+})

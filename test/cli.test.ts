@@ -76,7 +76,9 @@ t.test('build, snapshot info and snapshot query', async (t) => {
 
   const built = await carmarket(['build', '--input', input, '--snapshots', snapshots, '--json', '--fx', 'EUR=4.30'], dir)
   t.equal(built.code, 0, built.stderr)
-  t.equal(built.stderr, '', 'no progress bar when stderr is no terminal')
+  t.notMatch(built.stderr, /\r/, 'no progress bar when stderr is no terminal')
+  t.match(built.stderr, /^carmarket: WARNING: .*\bUSD\b/m, 'the USD rows, with no rate given, are told of')
+  t.equal(built.stdout.split('\n').length, 2, 'one line of JSON')
   const report = JSON.parse(built.stdout) as {
     build_id: string
     as_of: string
@@ -185,6 +187,14 @@ t.test('build with a missing input: one line on stderr, exit 1, no stack', async
   t.equal(run.stdout, '')
   t.equal(run.stderr, `carmarket: cannot read the export ${missing}: ENOENT\n`)
   t.notMatch(run.stderr, /\n\s+at /, 'no stack trace')
+})
+
+t.test('snapshot info where there is no snapshot names the folder it looked in, absolute', async (t) => {
+  const dir = realpathSync(freshDir(t))
+  const run = await carmarket(['snapshot', 'info'], dir)
+  t.equal(run.code, 1)
+  t.equal(run.stderr.split('\n').length, 2, 'one line')
+  t.ok(run.stderr.includes(` ${join(dir, 'snapshots')} `), run.stderr)
 })
 
 t.test('sample: builds the embedded sample when the current snapshot cannot be served, and leaves a servable one alone', async (t) => {

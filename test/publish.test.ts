@@ -230,3 +230,34 @@ t.test('the build lock', async (t) => {
     t.strictSame(readdirSync(snapshots).sort(), ['current', report.build_id].sort())
   })
 })
+
+t.test('a build that shrinks the market is refused, publishing nothing, unless allowed', async (t) => {
+  const models = ['Golf', 'Passat', 'Polo', 'Tiguan', 'Arteon']
+  const market = (perModel: number, names = models) =>
+    toCsv(rows(perModel * names.length, (i) => ({ model: names[i % names.length]!, price: 40_000 + i * 100 })))
+  const input = writeExport(t, 'market.csv', market(12))
+  const snapshots = join(input, '..', 'snapshots')
+  const first = await runBuild({ input, snapshots, asOf: '2026-09-30' })
+  t.equal(first.listings_kept, 60)
+
+  const refused = async (content: string, what: string) => {
+    const next = writeExport(t, 'next.csv', content)
+    const error = await runBuild({ input: next, snapshots, asOf: '2026-09-30' }).catch((e: unknown) => e)
+    t.ok(error instanceof BuildError, `${what}: a BuildError`)
+    t.equal((error as BuildError).code, 'market_shrank', `${what}: market_shrank`)
+    t.equal(readlinkSync(join(snapshots, 'current')), first.build_id, `${what}: current is untouched`)
+    t.strictSame(published(snapshots), [first.build_id], `${what}: nothing else was published`)
+    t.strictSame(staging(snapshots), [], `${what}: the staging folder is removed`)
+  }
+  await refused(market(2), 'listings 60 -> 10')
+  await refused(market(60, ['Golf']), 'as many listings, keys of one model only')
+
+  const fewer = await runBuild({ input: writeExport(t, 'fewer.csv', market(10)), snapshots, asOf: '2026-09-30' })
+  t.equal(fewer.listings_kept, 50, 'a fall within the bound (60 -> 50 listings) publishes')
+  t.equal(readlinkSync(join(snapshots, 'current')), fewer.build_id)
+
+  const tiny = writeExport(t, 'tiny.csv', market(2))
+  const allowed = await runBuild({ input: tiny, snapshots, asOf: '2026-09-30', allowShrink: true })
+  t.equal(readlinkSync(join(snapshots, 'current')), allowed.build_id, 'allowShrink publishes it')
+  t.equal(allowed.listings_kept, 10)
+})
