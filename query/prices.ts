@@ -9,6 +9,9 @@ export const OPERATION_CREDITS: Readonly<Record<Operation, number>> = {
   regional: 8,
 }
 
+/** Keyless market calls per client address per UTC day, unless the operator sets another quota. */
+export const DEMO_QUOTA = 5
+
 /** The credits an account opened by registration starts with. */
 export const SIGNUP_CREDITS = 50
 

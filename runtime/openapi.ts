@@ -4,7 +4,7 @@ import { FUEL_TYPES, GEARBOXES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
-import { OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
+import { DEMO_QUOTA, OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
 import type { ExampleCall, ExampleCalls } from './example-calls.js'
@@ -327,7 +327,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
       title: 'Polish used-car market data',
       version: '1.0.0',
       description:
-        'Aggregated statistics on the Polish used-car market (prices in PLN). Market calls cost prepaid credits; without an X-API-Key header they are answered by the keyless demo tier (5 per address per day).',
+        `Aggregated statistics on the Polish used-car market (prices in PLN). Market calls cost prepaid credits; without an X-API-Key header they are answered by the keyless demo tier (${DEMO_QUOTA} per address per day by default).`,
     },
     servers: [{ url: serverUrl }],
     security: [{ ApiKey: [] }, {}],

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { OPERATIONS } from '../format/schema.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
+import { DEMO_QUOTA } from '../query/prices.js'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { alwaysWanted, type Account, type Counters, type Ledger } from '../ledger/types.js'
 import { authenticate } from './authenticate.js'
@@ -68,7 +69,7 @@ export interface RuntimeOptions {
   readonly onStorageBroken?: () => void
 }
 
-export const DEFAULTS = { rateLimit: 120, demoQuota: 5, timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 } } as const
+export const DEFAULTS = { rateLimit: 120, demoQuota: DEMO_QUOTA, timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 } } as const
 /**
  * How long close() lets requests in flight finish (every answer from then on closes its
  * connection) before it cuts the connections still open.
