@@ -156,7 +156,7 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     t.equal(invalid.error.parameter, 'year')
 
     const bogus = await carmarket(['snapshot', 'query', 'bogus', '--snapshots', snapshots, '--make', 'VW', '--model', 'Golf', '--year', '2017'])
-    t.equal(bogus.code, 1)
+    t.equal(bogus.code, 2, 'a usage error')
     t.equal(bogus.stdout, '')
     t.match(bogus.stderr, /^carmarket: unknown operation "bogus"; one of valuation, price-history, liquidity, valuation-factors, regional\n$/)
 
