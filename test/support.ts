@@ -201,24 +201,31 @@ export interface Run {
   readonly stderr: string
 }
 
-/** The compiled CLI run to its end, in `cwd`, without the snapshots folder of the environment. */
-export function carmarket(args: readonly string[], cwd?: string): Promise<Run> {
+/**
+ * The compiled CLI run to its end, in `cwd`, without the snapshots folder of the
+ * environment; `as` runs it as another user (uid and gid), which needs root, and
+ * without the test runner's hooks, which write files only this user may (the runner
+ * puts them in NODE_OPTIONS of every child, so env(1) takes them out).
+ */
+export function carmarket(args: readonly string[], cwd?: string, as: { readonly uid?: number; readonly gid?: number } = {}): Promise<Run> {
   return new Promise((resolve) => {
     const env = { ...process.env }
     delete env.CARMARKET_SNAPSHOTS
-    execFile(process.execPath, [CLI, ...args], { timeout: 60_000, cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    const [file, argv] = as.uid === undefined ? [process.execPath, [CLI, ...args]] : ['env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, ...args]]
+    execFile(file, argv, { timeout: 60_000, cwd, env, maxBuffer: 64 << 20, ...as }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
     })
   })
 }
 
-/** `carmarket serve` in a child process on a free port; resolves once it listens. */
+/** `carmarket serve` in a child process on a free port (the one `options.env` names as PORT, if it does); resolves once it listens. */
 export async function spawnServe(
   t: Test,
   args: readonly string[],
   options: { readonly stdout?: boolean; readonly env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ child: ChildProcess; port: number; log: () => string; stdout: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+  const portArgs = options.env?.PORT === undefined ? ['--port', '0'] : []
+  const child = spawn(process.execPath, [CLI, 'serve', ...portArgs, ...args], {
     stdio: ['ignore', options.stdout === true ? 'pipe' : 'ignore', 'pipe'],
     env: options.env ?? process.env,
   })
@@ -318,7 +325,7 @@ export async function startRuntime(
       ledger: await openLedger(options.ledger),
       counters: await openCounters(options.ledger, options.counters),
       mailer: options.mailer ?? new OutboxMailer(outboxBeside(options.ledger)),
-      site: siteOf(options.publicUrl, options.demoQuota),
+      site: siteOf(options.demoQuota),
     },
     host,
     port,
