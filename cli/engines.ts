@@ -3,7 +3,7 @@ import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import type { Migrated } from '../ledger/pg-schema.js'
 import type { Counters, Ledger } from '../ledger/types.js'
 import { logEvent } from '../runtime/events.js'
-import { UsageError } from './handle-error.js'
+import { EnvironmentError, UsageError, isSystemError } from './handle-error.js'
 
 /**
  * Where the storage engines are chosen: every command that needs the ledger or the
@@ -17,7 +17,7 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//i
 
 /** The ledger a `--ledger` location names. */
 export async function openLedger(location: string): Promise<Ledger> {
-  if (!isPostgres(location)) return LmdbLedger.open(location)
+  if (!isPostgres(location)) return inFolder(location, () => LmdbLedger.open(location))
   const { PgLedger } = await import('../ledger/pg-ledger.js')
   return PgLedger.open(location, (doubt) =>
     logEvent('error', 'debits in doubt: answered in_doubt (503), their batch may have committed', {
@@ -34,7 +34,7 @@ export async function openLedger(location: string): Promise<Ledger> {
  */
 export async function openCounters(ledgerLocation: string, countersUrl?: string): Promise<Counters> {
   if (countersUrl === undefined || countersUrl === '') {
-    if (!isPostgres(ledgerLocation)) return LmdbCounters.open(ledgerLocation)
+    if (!isPostgres(ledgerLocation)) return inFolder(ledgerLocation, () => LmdbCounters.open(ledgerLocation))
     const { PgCounters } = await import('../ledger/pg-counters.js')
     return PgCounters.open(ledgerLocation)
   }
@@ -50,6 +50,21 @@ export async function migrateLedger(location: string): Promise<Migrated | 'lmdb'
   if (!isPostgres(location)) return 'lmdb'
   const { migrate } = await import('../ledger/pg-schema.js')
   return migrate(location)
+}
+
+/**
+ * An LMDB engine opened in the ledger folder `dir`: a folder that cannot be created or
+ * opened (its permissions, a file in its way, a full disk) is told as such, not as a bug.
+ */
+function inFolder<T>(dir: string, open: () => T): T {
+  try {
+    return open()
+  } catch (error) {
+    if (!isSystemError(error)) throw error
+    throw new EnvironmentError(
+      `the ledger folder ${dir} cannot be opened (${error.message}); give --ledger (env CARMARKET_LEDGER) a folder this user can create and write`,
+    )
+  }
 }
 
 /** Whether `location` is a PostgreSQL URL; one that cannot be parsed is refused without being repeated, since it may hold a password. */

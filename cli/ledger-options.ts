@@ -4,7 +4,9 @@ import { openLedger } from './engines.js'
 import { UsageError } from './handle-error.js'
 import { terminal, terminalJson, type TerminalText } from './terminal-text.js'
 
-export const DEFAULT_LEDGER = process.env.CARMARKET_LEDGER ?? 'data/ledger'
+/** Where the ledger is when neither --ledger nor CARMARKET_LEDGER says. */
+export const LEDGER_FOLDER = 'data/ledger'
+export const DEFAULT_LEDGER = process.env.CARMARKET_LEDGER ?? LEDGER_FOLDER
 
 export interface AccountFlags {
   ledger: string

@@ -6,13 +6,14 @@ import { buildCommand } from './build-command.js'
 import { creditsCommand } from './credits-command.js'
 import { generateCommand } from './generate-command.js'
 import { isCommitEcho } from '../ledger/lmdb-writes.js'
-import { handleError } from './handle-error.js'
+import { USAGE_EXIT, handleError } from './handle-error.js'
 import { keysCommand } from './keys-command.js'
 import { ledgerCommand } from './ledger-command.js'
 import { mcpCommand } from './mcp-command.js'
 import { sampleCommand } from './sample-command.js'
 import { serveCommand } from './serve-command.js'
 import { snapshotCommand } from './snapshot-command.js'
+import { visible } from './terminal-text.js'
 import { usageCommand } from './usage-command.js'
 
 const program = new Command('carmarket')
@@ -31,18 +32,23 @@ const program = new Command('carmarket')
   .addCommand(ledgerCommand)
 
 /**
- * Every command, however deep: --help marks the options it cannot go without, and a
- * mistake commander finds in the call reads like every other failure, one line.
+ * Every command, however deep: --help marks the options it cannot go without, and
+ * commander's own refusals (an unknown option, a missing value or command) are usage
+ * errors like ours: one line, `carmarket: ...` and where the options are listed, exit 2.
+ * Set on every command, since a command added to another inherits none of its settings.
  */
-function houseStyle(command: Command): void {
+function houseStyle(command: Command, help = 'carmarket --help'): void {
   command.configureHelp({
     optionDescription: (option) => {
       const text = new Help().optionDescription(option)
       return option.mandatory ? `${text} (required)` : text
     },
   })
-  command.configureOutput({ outputError: (text, write) => write(`carmarket: ${text.replace(/^error: /, '')}`) })
-  command.commands.forEach(houseStyle)
+  command.configureOutput({
+    outputError: (text, write) => write(`carmarket: ${visible(text.replace(/^error: /, '').trim().split('\n').join(' '))}; see ${help}\n`),
+  })
+  command.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT))
+  for (const sub of command.commands) houseStyle(sub, help.replace(/ --help$/, ` ${sub.name()} --help`))
 }
 houseStyle(program)
 

@@ -9,6 +9,14 @@ export function positiveInteger(value: string, option: string, min = 1): number 
   return Number(value)
 }
 
+/** A TCP port to listen on; 0 asks for any free one. */
+export function tcpPort(value: string, option: string): number {
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new UsageError(`${option} must be a port from 0 to 65535 (0 picks a free one), not ${JSON.stringify(value)}`)
+  }
+  return Number(value)
+}
+
 export function share(value: string, option: string): number {
   const n = Number(value)
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${option} must be a number from 0 to 1`)

@@ -7,11 +7,16 @@ import { OutboxMailer } from '../runtime/mailer.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { exampleCalls } from '../runtime/example-calls.js'
+import { listenedUrl } from '../runtime/listened-url.js'
 import { servedDocument } from '../runtime/openapi.js'
-import { DEFAULTS, DRAIN_MS, Runtime, type Site } from '../runtime/server.js'
+import { DEFAULTS, DRAIN_MS, Runtime, type RuntimeOptions, type Site } from '../runtime/server.js'
 import { webRoutes } from '../web/routes.js'
 import { openCounters, openLedger } from './engines.js'
-import { DEFAULT_SNAPSHOTS, collect, positiveInteger } from './options.js'
+import { told } from './handle-error.js'
+import { DEFAULT_LEDGER } from './ledger-options.js'
+import { DEFAULT_SNAPSHOTS, collect, httpUrl, positiveInteger, tcpPort } from './options.js'
+import { startBanner } from './start-banner.js'
+import { outboxFailure, startFailure } from './start-failure.js'
 import { ensureSampleSnapshot } from './sample-command.js'
 
 interface ServeFlags {
@@ -24,10 +29,19 @@ interface ServeFlags {
   rateLimit: string
   demoQuota: string
   trustedProxy: string[]
-  publicUrl: string
+  publicUrl?: string
   outbox: string
   sample?: boolean
   requestLog: boolean
+}
+
+/** The options that are numbers or addresses, checked. */
+interface Settings {
+  readonly workers: number
+  readonly port: number
+  readonly rateLimit: number
+  readonly demoQuota: number
+  readonly publicUrl: string | undefined
 }
 
 const env = process.env
@@ -35,55 +49,76 @@ const env = process.env
 export const serveCommand = new Command('serve')
   .description('serve the current snapshot over HTTP')
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
-  .option('--ledger <location>', 'ledger folder or postgres:// URL: accounts, and the counters unless --counters is given (env CARMARKET_LEDGER)', env.CARMARKET_LEDGER ?? 'data/ledger')
+  .option('--ledger <location>', 'ledger folder or postgres:// URL: accounts, and the counters unless --counters is given (env CARMARKET_LEDGER)', DEFAULT_LEDGER)
   .option(
     '--counters <url>',
     'count the rate limit, demo quota and signup throttles in Redis, shared by every machine: redis://HOST:PORT[/DB][?prefix=PREFIX] (env CARMARKET_COUNTERS; by default with the ledger)',
     env.CARMARKET_COUNTERS,
   )
   .option('--host <host>', 'address to listen on (env HOST)', env.HOST ?? '127.0.0.1')
-  .option('-p, --port <port>', 'port to listen on (env PORT)', env.PORT ?? '8080')
+  .option('-p, --port <port>', 'port to listen on, 0 for any free one (env PORT)', env.PORT ?? '8080')
   .option('-w, --workers <n>', 'worker processes sharing the port, the snapshot and the ledger (env CARMARKET_WORKERS)', env.CARMARKET_WORKERS ?? '1')
   .option('--rate-limit <n>', 'requests per minute per client address, 0 for none (env CARMARKET_RATE_LIMIT)', env.CARMARKET_RATE_LIMIT ?? String(DEFAULTS.rateLimit))
   .option('--demo-quota <n>', 'keyless market calls per address per day, 0 turns the demo tier off (env CARMARKET_DEMO_QUOTA)', env.CARMARKET_DEMO_QUOTA ?? String(DEFAULTS.demoQuota))
   .option('--trusted-proxy <address>', 'a proxy whose X-Forwarded-For is believed (repeatable; env CARMARKET_TRUSTED_PROXIES, comma-separated)', collect, env.CARMARKET_TRUSTED_PROXIES?.split(',').filter(Boolean) ?? [])
-  .option('--public-url <url>', 'the address callers reach the service at, for links in answers (env CARMARKET_PUBLIC_URL)', env.CARMARKET_PUBLIC_URL ?? 'http://localhost:8080')
+  .option(
+    '--public-url <url>',
+    'the address callers reach the service at, for links in answers and pages and the origin /mcp accepts (env CARMARKET_PUBLIC_URL; by default the address listened on, 127.0.0.1 for 0.0.0.0 or ::)',
+    env.CARMARKET_PUBLIC_URL,
+  )
   .option('--outbox <dir>', 'the folder e-mail is written to, one JSON file a message (env CARMARKET_OUTBOX)', env.CARMARKET_OUTBOX ?? 'data/outbox')
   .option('--sample', 'when there is no snapshot yet, generate and build the embedded sample first')
-  .option('--no-request-log', 'no JSON line per request on stdout (env CARMARKET_REQUEST_LOG=off)')
+  .option(
+    '--no-request-log',
+    'no line per request on stdout (env CARMARKET_REQUEST_LOG=off); on a terminal each line is short (time, status, method, route, ms), else it is JSON',
+  )
   .action(async (flags: ServeFlags) => {
-    const workers = positiveInteger(flags.workers, '--workers', 1)
-    const port = positiveInteger(flags.port, '--port', 0)
+    // Checked in the primary too: a wrong option is told once, before any worker starts.
+    const settings: Settings = {
+      workers: positiveInteger(flags.workers, '--workers', 1),
+      port: tcpPort(flags.port, '--port'),
+      rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
+      demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
+      publicUrl: flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url').replace(/\/+$/, ''),
+    }
     if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
-    if (cluster.isPrimary && workers > 1) {
-      process.exitCode = await runPrimary(workers, (address, port) => announce(address, port, `${workers} workers`))
-      process.stderr.write('carmarket: stopped\n')
+    if (cluster.isPrimary && settings.workers > 1) {
+      const stopped = await runPrimary(settings.workers, (address, port) => {
+        announce(address, port, `${settings.workers} workers`, settings.publicUrl ?? listenedUrl(flags.host, port), flags.ledger)
+      })
+      process.stderr.write(stopped.failure?.text ?? 'carmarket: stopped\n')
+      process.exitCode = stopped.code
       return
     }
     captureConsole()
     const link = cluster.isWorker ? workerLink() : undefined
     const stdout = flags.requestLog && env.CARMARKET_REQUEST_LOG !== 'off' ? stdoutWriter() : undefined
-    const demoQuota = positiveInteger(flags.demoQuota, '--demo-quota', 0)
-    const runtime = await Runtime.start(
-      {
+    const requestLog = stdout === undefined ? undefined : new RequestLog(stdout.write, Date.now, process.stdout.isTTY === true ? 'terminal' : 'json')
+    let runtime: Runtime
+    try {
+      const options: RuntimeOptions = {
         snapshots: flags.snapshots,
         // The counters first: a --counters URL that is not one is refused before the ledger is opened.
         counters: await openCounters(flags.ledger, flags.counters),
         ledger: await openLedger(flags.ledger),
-        site: siteOf(flags.publicUrl, demoQuota),
-        rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
-        demoQuota,
+        site: siteOf(settings.demoQuota),
+        rateLimit: settings.rateLimit,
+        demoQuota: settings.demoQuota,
         trustedProxies: flags.trustedProxy,
-        publicUrl: flags.publicUrl,
-        mailer: new OutboxMailer(flags.outbox),
-        requestLog: stdout === undefined ? undefined : new RequestLog(stdout.write),
+        publicUrl: settings.publicUrl,
+        mailer: outbox(flags.outbox),
+        requestLog,
         gatherMetrics: link?.gather,
         // Requests reach the storage only once the runtime listens, after `stop` is set.
         onStorageBroken: () => stop(STORAGE_BROKEN_EXIT),
-      },
-      flags.host,
-      port,
-    )
+      }
+      runtime = await Runtime.start(options, flags.host, settings.port).catch((error: unknown) => {
+        throw startFailure(error, { host: flags.host, port: settings.port, snapshots: flags.snapshots })
+      })
+    } catch (error) {
+      if (link === undefined) throw error
+      return link.fail(told(error))
+    }
     let stopping = false
     const stop = (code: number) => {
       if (stopping) return
@@ -112,29 +147,38 @@ export const serveCommand = new Command('serve')
     process.on('SIGHUP', () => void runtime.reload())
     if (link === undefined) {
       const { address, port } = runtime.address()
-      announce(address, port, 'one process')
+      announce(address, port, 'one process', runtime.publicUrl, flags.ledger)
     } else {
-      link.serve({ sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop: () => stop(0) })
+      link.serve({ sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop: () => stop(0) }, runtime.address())
       // The primary gone (killed): nobody would restart or stop this worker.
       process.once('disconnect', () => stop(0))
     }
   })
 
-function announce(address: string, port: number, processes: string): void {
-  process.stderr.write(`carmarket serving on http://${address.includes(':') ? `[${address}]` : address}:${port} (${processes})\n`)
+/** The "serving on" line (tests and benchmarks read it as it is), then what a newcomer does next. */
+function announce(address: string, port: number, processes: string, publicUrl: string, ledger: string): void {
+  const listening = `http://${address.includes(':') ? `[${address}]` : address}:${port}`
+  process.stderr.write(`carmarket serving on ${listening} (${processes})\n${startBanner(publicUrl, ledger)}`)
+}
+
+function outbox(dir: string): OutboxMailer {
+  try {
+    return new OutboxMailer(dir)
+  } catch (error) {
+    throw outboxFailure(error, dir)
+  }
 }
 
 /**
- * The OpenAPI document and the web pages made from it, for the snapshot served: its
- * latest production year (next year's while there is none) and the answers of the
- * example requests.
+ * The OpenAPI document and the web pages made from it, for the snapshot served (its
+ * latest production year, next year's while there is none, and the answers of the
+ * example requests) at the public URL.
  */
-export function siteOf(publicUrl: string, demoQuota: number): (snapshot: Snapshot | undefined) => Site {
-  const base = publicUrl.replace(/\/+$/, '')
-  return (snapshot) => {
+export function siteOf(demoQuota: number): (snapshot: Snapshot | undefined, publicUrl: string) => Site {
+  return (snapshot, publicUrl) => {
     const examples = snapshot === undefined ? new Map() : exampleCalls(snapshot)
-    const document = servedDocument(snapshot?.maxYear ?? latestYear(new Date().getUTCFullYear()), base, examples)
+    const document = servedDocument(snapshot?.maxYear ?? latestYear(new Date().getUTCFullYear()), publicUrl, examples)
     const served = snapshot === undefined ? undefined : { manifest: snapshot.manifest, examples }
-    return { document, pages: webRoutes(document.body, base, demoQuota, served) }
+    return { document, pages: webRoutes(document.body, publicUrl, demoQuota, served) }
   }
 }

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
+import type { AddressInfo } from 'node:net'
 import { logEvent } from './events.js'
 import { mergeSamples, type MetricsSample } from './metrics.js'
 import { DRAIN_MS } from './server.js'
@@ -42,16 +43,32 @@ type Message =
   | { readonly carmarket: 'sample'; readonly id: number; readonly sample: MetricsSample }
   | { readonly carmarket: 'reload' }
   | { readonly carmarket: 'stop' }
+  | { readonly carmarket: 'failed'; readonly failure: StartFailure }
+  | { readonly carmarket: 'listening'; readonly address: string; readonly port: number }
 
 function isMessage(value: unknown): value is Message {
   return typeof value === 'object' && value !== null && 'carmarket' in value
 }
 
+/** Why a worker could not start, as the command tells it (one line), and the exit code it chose. */
+export interface StartFailure {
+  readonly text: string
+  readonly code: number
+}
+
+/** How the workers ended: the exit code, and why they could not start when one could not. */
+export interface Stopped {
+  readonly code: number
+  readonly failure?: StartFailure
+}
+
 /**
  * The primary: forks `count` workers (each runs this same command) and keeps them
- * running. Resolves with the exit code once every worker has stopped.
+ * running. Resolves once every worker has stopped. A worker that cannot start tells the
+ * primary why, and the others are stopped: the reason is told once, by the caller,
+ * rather than by every worker and among the primary's own events.
  */
-export function runPrimary(count: number, onListening: (address: string, port: number) => void): Promise<number> {
+export function runPrimary(count: number, onListening: (address: string, port: number) => void): Promise<Stopped> {
   // Workers accept connections on the shared socket themselves. Under node's default
   // (the primary accepts and hands each connection over), a connection being handed to a
   // worker at the moment it dies is held by the primary and never answered nor closed:
@@ -63,6 +80,7 @@ export function runPrimary(count: number, onListening: (address: string, port: n
   let announced = false
   const started = new Set<Worker>()
   let crashes: number[] = []
+  let failure: StartFailure | undefined
   /** /metrics requests being summed: the asking worker, its own id for the request, the counts so far and the workers not heard from. */
   const gathers = new Map<number, { readonly from: Worker; readonly replyTo: number; readonly samples: MetricsSample[]; readonly waiting: Set<Worker>; readonly timer: NodeJS.Timeout }>()
   let nextGather = 0
@@ -83,6 +101,10 @@ export function runPrimary(count: number, onListening: (address: string, port: n
     if (gather.from.isConnected()) gather.from.send({ carmarket: 'gathered', id: gather.replyTo, sample: mergeSamples(gather.samples) } satisfies Message)
   }
 
+  /**
+   * Workers that answer: each says so once its runtime is made and it hears orders,
+   * which is after node has it listening (its links name the port, known only then).
+   */
   const listening = new Set<Worker>()
   cluster.on('disconnect', (worker) => {
     const timer = setTimeout(() => {
@@ -92,20 +114,21 @@ export function runPrimary(count: number, onListening: (address: string, port: n
     }, EXIT_GRACE_MS)
     worker.process.once('exit', () => clearTimeout(timer))
   })
-  cluster.on('listening', (worker, address) => {
-    listening.add(worker)
-    if (announced || listening.size < count) return
-    announced = true
-    onListening(address.address ?? '127.0.0.1', address.port)
-  })
   cluster.on('message', (worker, message: unknown) => {
     if (!isMessage(message)) return
-    if (message.carmarket === 'gather') {
+    if (message.carmarket === 'listening') {
+      listening.add(worker)
+      if (announced || listening.size < count) return
+      announced = true
+      onListening(message.address, message.port)
+    } else if (message.carmarket === 'gather') {
       const id = nextGather++
       // A worker still starting cannot answer yet: waiting for it would stall /metrics.
       const workers = live().filter((w) => listening.has(w))
       gathers.set(id, { from: worker, replyTo: message.id, samples: [], waiting: new Set(workers), timer: setTimeout(() => finish(id), GATHER_MS) })
       for (const w of workers) w.send({ carmarket: 'sample?', id } satisfies Message)
+    } else if (message.carmarket === 'failed') {
+      failure ??= message.failure
     } else if (message.carmarket === 'sample') {
       const gather = gathers.get(message.id)
       if (gather === undefined) return
@@ -115,23 +138,30 @@ export function runPrimary(count: number, onListening: (address: string, port: n
     }
   })
 
-  return new Promise<number>((resolve) => {
+  return new Promise<Stopped>((resolve) => {
     let code = 0
+    const done = () => resolve(failure === undefined ? { code } : { code: failure.code, failure })
     const stop = () => {
       if (!stopping) {
-        process.stderr.write('carmarket: stopping the workers (each finishes its requests in flight)\n')
+        if (failure === undefined) process.stderr.write('carmarket: stopping the workers (each finishes its requests in flight)\n')
         // A worker that outlives its own drain is ended, so stopping is bounded.
         setTimeout(() => {
           for (const worker of started) worker.process.kill('SIGKILL')
         }, DRAIN_MS + EXIT_GRACE_MS).unref()
       }
       stopping = true
-      for (const worker of live()) worker.send({ carmarket: 'stop' } satisfies Message)
-      if (started.size === 0) resolve(code)
+      // One still starting has nothing in flight, and hears no orders until it listens.
+      for (const worker of live()) {
+        if (listening.has(worker)) worker.send({ carmarket: 'stop' } satisfies Message)
+        else worker.process.kill('SIGTERM')
+      }
+      if (started.size === 0) done()
     }
-    cluster.on('exit', (worker, exitCode, signal) => {
+    const ended = (worker: Worker, exitCode: number, signal: string | null) => {
       started.delete(worker)
       for (const [id, gather] of gathers) if (gather.waiting.delete(worker) && gather.waiting.size === 0) finish(id)
+      // Why it could not start is told once, when every worker has stopped.
+      if (failure !== undefined && !stopping) stop()
       if (!stopping) {
         logEvent('error', 'worker stopped', { pid: worker.process.pid, code: exitCode, signal })
         const now = Date.now()
@@ -148,7 +178,13 @@ export function runPrimary(count: number, onListening: (address: string, port: n
         }
       }
       listening.delete(worker)
-      if (stopping && started.size === 0) resolve(code)
+      if (stopping && started.size === 0) done()
+    }
+    // A worker's last messages (why it could not start) are read by the time its channel
+    // closes, which may be after its exit.
+    cluster.on('exit', (worker, exitCode, signal) => {
+      if (worker.isConnected()) worker.once('disconnect', () => ended(worker, exitCode, signal))
+      else ended(worker, exitCode, signal)
     })
     process.once('SIGTERM', stop)
     process.once('SIGINT', stop)
@@ -168,12 +204,15 @@ interface WorkerOrders {
 
 /**
  * A worker's side: `gather` asks the primary for every worker's counts summed (the
- * runtime's gatherMetrics), and serve() answers the primary's requests for this
- * worker's counts and its orders to reload the snapshot or to stop.
+ * runtime's gatherMetrics), serve() tells the primary this worker listens at `address`
+ * and answers its requests for this worker's counts and its orders to reload the
+ * snapshot or to stop, and fail() tells the primary why this worker could not start,
+ * then ends it.
  */
 export function workerLink(): {
   readonly gather: (own: MetricsSample) => Promise<MetricsSample>
-  readonly serve: (worker: WorkerOrders) => void
+  readonly serve: (worker: WorkerOrders, address: AddressInfo) => void
+  readonly fail: (failure: StartFailure) => Promise<never>
 } {
   const waiting = new Map<number, (sample: MetricsSample) => void>()
   let nextId = 0
@@ -192,7 +231,7 @@ export function workerLink(): {
       })
       process.send!({ carmarket: 'gather', id } satisfies Message)
     })
-  const serve = (worker: WorkerOrders) => {
+  const serve = (worker: WorkerOrders, address: AddressInfo) => {
     process.on('message', (message: unknown) => {
       if (!isMessage(message)) return
       if (message.carmarket === 'sample?') process.send!({ carmarket: 'sample', id: message.id, sample: worker.sample() } satisfies Message)
@@ -200,6 +239,9 @@ export function workerLink(): {
       else if (message.carmarket === 'reload') worker.reload()
       else if (message.carmarket === 'stop') worker.stop()
     })
+    process.send!({ carmarket: 'listening', address: address.address, port: address.port } satisfies Message)
   }
-  return { gather, serve }
+  // Settles never: the process ends once the message is sent.
+  const fail = (failure: StartFailure) => new Promise<never>(() => process.send!({ carmarket: 'failed', failure } satisfies Message, () => process.exit(failure.code)))
+  return { gather, serve, fail }
 }

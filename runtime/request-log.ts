@@ -18,10 +18,13 @@ export interface RequestRecord {
 const BATCH_LINES = 256
 const BATCH_MS = 100
 
+/** How a request's line reads: JSON for a log shipper, or short for a person at a terminal. */
+export type LogStyle = 'json' | 'terminal'
+
 /**
- * One JSON line per request (structured, for a log shipper), written in batches: at
- * thousands of requests a second a write per line would cost more than the request.
- * `write` gets whole lines; flush() writes what is pending (on shutdown).
+ * One line per request (JSON, structured, for a log shipper; or short, for a terminal),
+ * written in batches: at thousands of requests a second a write per line would cost
+ * more than the request. `write` gets whole lines; flush() writes what is pending (on shutdown).
  */
 export class RequestLog {
   private lines: string[] = []
@@ -32,19 +35,24 @@ export class RequestLog {
   constructor(
     private readonly write: (text: string) => void,
     private readonly clock: () => number = Date.now,
+    private readonly style: LogStyle = 'json',
   ) {}
 
   record(e: RequestRecord): void {
+    this.lines.push(this.style === 'json' ? this.json(e) : terminalLine(e, this.clock()))
+    if (this.lines.length >= BATCH_LINES) this.flush()
+    else this.timer ??= setTimeout(() => this.flush(), BATCH_MS).unref()
+  }
+
+  private json(e: RequestRecord): string {
     // Every value is a token that needs no escaping (ids checked or made here, the
     // runtime's own route paths, a method node's parser accepted, checked IP addresses),
     // so the line is put together directly: JSON.stringify would cost several times more.
-    this.lines.push(
+    return (
       `{"time":"${this.time()}","level":"info","message":"request","pid":${process.pid},"request_id":"${e.request_id}","method":"${e.method}",` +
-        `"route":${e.route === null ? 'null' : `"${e.route}"`},"status":${e.status},"duration_ms":${e.duration_ms},` +
-        `"account_id":${e.account_id === null ? 'null' : `"${e.account_id}"`},"ip":"${e.ip}"}`,
+      `"route":${e.route === null ? 'null' : `"${e.route}"`},"status":${e.status},"duration_ms":${e.duration_ms},` +
+      `"account_id":${e.account_id === null ? 'null' : `"${e.account_id}"`},"ip":"${e.ip}"}`
     )
-    if (this.lines.length >= BATCH_LINES) this.flush()
-    else this.timer ??= setTimeout(() => this.flush(), BATCH_MS).unref()
   }
 
   /** The time as ISO 8601, made once per millisecond. */
@@ -65,6 +73,15 @@ export class RequestLog {
     this.lines = []
     this.write(text)
   }
+}
+
+/**
+ * A request as a person at a terminal reads it, at the local time `now`:
+ * `14:03:27 200 GET /v1/market/valuation 3.21 ms`; a path that matched no route is `-`.
+ * Its values are tokens, as in the JSON line: nothing in it acts on a terminal.
+ */
+export function terminalLine(e: RequestRecord, now: number): string {
+  return `${new Date(now).toTimeString().slice(0, 8)} ${e.status} ${e.method} ${e.route ?? '-'} ${e.duration_ms} ms`
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

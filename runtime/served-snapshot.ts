@@ -43,11 +43,8 @@ export class ServedSnapshot {
     private readonly onChange: (result: 'swapped' | 'refused', serving: Snapshot | undefined) => void,
   ) {
     this.single = existsSync(join(path, SNAPSHOT_FILE))
-    const dir = Snapshot.locate(path)
-    const first = dir === undefined ? undefined : this.start(dir)
-    if (first === undefined) logEvent('warn', 'no snapshot is open: not ready until a build publishes one', { snapshots: path })
-    else this.current = { snapshot: first, users: 0, retired: false }
     // A single snapshot folder never changes; a snapshots folder is watched for `current`.
+    // Watched first: a folder that cannot be created or read fails here, before anything is opened.
     if (!this.single) {
       mkdirSync(path, { recursive: true })
       this.watcher = watch(path, (_event, name) => {
@@ -55,6 +52,10 @@ export class ServedSnapshot {
       })
       this.watcher.on('error', (error) => logEvent('warn', 'the snapshots folder cannot be watched; it is polled', { reason: error.message }))
     }
+    const dir = Snapshot.locate(path)
+    const first = dir === undefined ? undefined : this.start(dir)
+    if (first === undefined) logEvent('warn', 'no snapshot is open: not ready until a build publishes one', { snapshots: path })
+    else this.current = { snapshot: first, users: 0, retired: false }
     this.poller = setInterval(() => this.reload(false), POLL_MS).unref()
   }
 

@@ -20,6 +20,7 @@ import { parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
 import { logEvent } from './events.js'
+import { listenedUrl } from './listened-url.js'
 import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
 import { ApiResponse, dataBody, errorBody, send, sendData, sendError } from './send.js'
@@ -41,21 +42,25 @@ export interface RuntimeOptions {
   /** Where e-mail goes (registration codes and keys). */
   readonly mailer: Mailer
   /**
-   * The site for the snapshot served (none before one is open): its latest production
-   * year bounds the requests the document describes, and its figures and answers are
-   * what the pages show. Made again for each snapshot swapped in.
+   * The site for the snapshot served (none before one is open) at the public URL: its
+   * latest production year bounds the requests the document describes, and its figures
+   * and answers are what the pages show. Made again for each snapshot swapped in.
    */
-  readonly site: (snapshot: Snapshot | undefined) => Site
+  readonly site: (snapshot: Snapshot | undefined, publicUrl: string) => Site
   /** Requests per minute per client address on every route; 0 turns the limit off. */
   readonly rateLimit: number
   /** Successful keyless market calls per client address per UTC day; 0 turns the demo tier off. */
   readonly demoQuota: number
   /** Addresses of the operator's proxies, whose X-Forwarded-For is believed. */
   readonly trustedProxies: readonly string[]
-  /** The address callers reach the service at: the OpenAPI document's server, the base of register_url and top_up_url. */
-  readonly publicUrl: string
+  /**
+   * The address callers reach the service at: the OpenAPI document's server, the base of
+   * register_url, top_up_url and every link of the pages, the one origin /mcp accepts.
+   * By default the address listened on (listenedUrl), known once the port is.
+   */
+  readonly publicUrl?: string
   readonly clock?: Clock
-  /** Where one JSON line per request goes; none without it. */
+  /** Where one line per request goes; none without it. */
   readonly requestLog?: RequestLog
   /** How /metrics sums every worker's counts (node:cluster); this process's own by default. */
   readonly gatherMetrics?: (own: MetricsSample) => Promise<MetricsSample>
@@ -98,7 +103,6 @@ interface Route {
  * of the server's insides while the process keeps serving.
  */
 export class Runtime {
-  readonly server: Server<typeof IncomingMessage, typeof ApiResponse>
   private readonly served: ServedSnapshot
   private readonly metrics = new Metrics()
   private document!: { readonly body: string; readonly etag: string }
@@ -117,20 +121,24 @@ export class Runtime {
   /** Set by close(): every answer from then on closes its connection. */
   private stopping = false
 
-  private constructor(options: RuntimeOptions) {
+  private constructor(
+    options: RuntimeOptions,
+    readonly server: HttpServer,
+    /** The public URL given, or else the address listened on; without a trailing slash. */
+    readonly publicUrl: string,
+  ) {
     const clock = options.clock ?? Date.now
     this.log = options.requestLog
     this.counters = options.counters
     this.ledger = options.ledger
     this.storage = new StorageWatch({ ledger: this.ledger, counters: this.counters }, options.onStorageBroken ?? (() => {}))
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
-    const publicUrl = options.publicUrl.replace(/\/+$/, '')
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
     // The OpenAPI document, and the pages and MCP tools made from it, tell of the served snapshot
     // (the latest year a request may name, its figures, its example answers): made again for each new one.
     const describe = (snapshot: Snapshot | undefined) => {
-      const site = options.site(snapshot)
+      const site = options.site(snapshot, publicUrl)
       this.described = snapshot
       this.document = site.document
       for (const [path, handle] of site.pages) this.get(path, handle)
@@ -175,24 +183,7 @@ export class Runtime {
       }
       sendData(req, res, JSON.stringify({ ready: true, snapshot: manifest.build_id, as_of: manifest.as_of }))
     })
-    // Bounded headers and timeouts: a client that sends its request slowly (slowloris) or
-    // keeps an idle connection is cut off instead of holding a socket forever.
-    const timeouts = options.timeouts ?? DEFAULTS.timeouts
-    this.server = createServer(
-      {
-        maxHeaderSize: 16 * 1024,
-        headersTimeout: timeouts.headers,
-        requestTimeout: timeouts.request,
-        keepAliveTimeout: timeouts.keepAlive,
-        // How often node checks those timeouts: a fraction of the shortest keeps them close to exact.
-        connectionsCheckingInterval: Math.min(30_000, timeouts.headers / 4),
-        ServerResponse: ApiResponse,
-      },
-      (req, res) => void this.handle(req, res),
-    )
-    // A client that sends its request and half-closes (FIN) still reads: it gets its
-    // answer, where node would otherwise close the connection without one.
-    Object.assign(this.server, { httpAllowHalfOpen: true })
+    server.on('request', (req: IncomingMessage, res: ApiResponse) => void this.handle(req, res))
     this.sweeper = setInterval(() => {
       // A sweep that cannot be written now is done by a later one; any other failure is a bug to tell.
       void this.counters.sweep(clock()).then(
@@ -205,22 +196,31 @@ export class Runtime {
     }, SWEEP_MS).unref()
   }
 
-  /** Opens the snapshot and listens; port 0 picks a free port. */
+  /**
+   * Listens, then opens the snapshot and makes the site: its links name the address
+   * listened on unless a public URL is given, and that address is known only once the
+   * port is (port 0 picks a free one). Nothing is answered before the routes are made:
+   * they are made in the same turn of the event loop as the listening. The ledger and
+   * the counters are closed when the runtime cannot start.
+   */
   static async start(options: RuntimeOptions, host: string, port: number): Promise<Runtime> {
-    const runtime = new Runtime(options)
+    const server = httpServer(options.timeouts ?? DEFAULTS.timeouts)
     try {
       await new Promise<void>((resolve, reject) => {
-        runtime.server.once('error', reject)
-        runtime.server.listen(port, host, () => {
-          runtime.server.off('error', reject)
+        server.once('error', reject)
+        server.listen(port, host, () => {
+          server.off('error', reject)
           resolve()
         })
       })
+      const publicUrl = options.publicUrl ?? listenedUrl(host, (server.address() as AddressInfo).port)
+      return new Runtime(options, server, publicUrl.replace(/\/+$/, ''))
     } catch (error) {
-      await runtime.release()
+      server.close()
+      await options.counters.close()
+      await options.ledger.close()
       throw error
     }
-    return runtime
   }
 
   address(): AddressInfo {
@@ -386,6 +386,28 @@ export class Runtime {
     return new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.')
   }
 
+}
+
+type HttpServer = Server<typeof IncomingMessage, typeof ApiResponse>
+
+/**
+ * Bounded headers and timeouts: a client that sends its request slowly (slowloris) or
+ * keeps an idle connection is cut off instead of holding a socket forever.
+ */
+function httpServer(timeouts: NonNullable<RuntimeOptions['timeouts']>): HttpServer {
+  const server = createServer({
+    maxHeaderSize: 16 * 1024,
+    headersTimeout: timeouts.headers,
+    requestTimeout: timeouts.request,
+    keepAliveTimeout: timeouts.keepAlive,
+    // How often node checks those timeouts: a fraction of the shortest keeps them close to exact.
+    connectionsCheckingInterval: Math.min(30_000, timeouts.headers / 4),
+    ServerResponse: ApiResponse,
+  })
+  // A client that sends its request and half-closes (FIN) still reads: it gets its
+  // answer, where node would otherwise close the connection without one.
+  Object.assign(server, { httpAllowHalfOpen: true })
+  return server
 }
 
 /** /v1/account/me */

@@ -48,7 +48,7 @@ for (const engine of ENGINES) {
         ['grant', 20],
       ],
     )
-    t.equal((await carmarket(['accounts', 'show', '--ledger', ledger])).code, 1, 'an account must be named')
+    t.equal((await carmarket(['accounts', 'show', '--ledger', ledger])).code, 2, 'an account must be named (a usage error)')
   })
 }
 

@@ -47,7 +47,7 @@ t.test('a PostgreSQL ledger that cannot be reached: a clear refusal, no stack', 
 
 t.test('a PostgreSQL URL that cannot be parsed: a usage error that does not repeat it', async (t) => {
   const run = await carmarket(['ledger', 'migrate', '--ledger', 'postgres://root:secret@[::1/ledger'])
-  t.equal(run.code, 1)
+  t.equal(run.code, 2)
   t.match(run.stderr, /cannot be parsed/, 'says what is wrong')
   t.notMatch(run.stderr, /unexpected error|secret/)
 })

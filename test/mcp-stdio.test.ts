@@ -122,6 +122,6 @@ t.test('a base URL that is no http address is refused at start', async (t) => {
   const failed = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
     execFile(process.execPath, [CLI, 'mcp', '--base-url', 'ftp://example.test'], (error, _stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stderr })),
   )
-  t.equal(failed.code, 1)
+  t.equal(failed.code, 2, 'a usage error')
   t.match(failed.stderr, /--base-url must be an http or https address/)
 })

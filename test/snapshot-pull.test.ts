@@ -358,9 +358,9 @@ t.test('the CLI: --json, exit codes, one line on failure, nothing on stderr when
   t.equal(missing.stderr, `carmarket: cannot download ${from.base}nowhere/current/manifest.json: HTTP 404\n`)
 
   const bad = await carmarket(['snapshot', 'pull', '--from', 'ftp://example.com/', '--snapshots', snapshots])
-  t.equal(bad.code, 1)
+  t.equal(bad.code, 2, 'a usage error')
   t.match(bad.stderr, /^carmarket: --from must be an http or https address/)
   const keep = await carmarket(['snapshot', 'pull', '--from', from.base, '--snapshots', snapshots, '--keep', '0'])
-  t.equal(keep.code, 1)
+  t.equal(keep.code, 2)
   t.match(keep.stderr, /^carmarket: --keep must be an integer of at least 1/)
 })

@@ -187,24 +187,35 @@ export interface Run {
   readonly stderr: string
 }
 
-/** The compiled CLI run to its end (killed after `timeout` ms), in `cwd`, without the snapshots folder of the environment. */
-export function carmarket(args: readonly string[], cwd?: string, timeout = 60_000): Promise<Run> {
+/**
+ * The compiled CLI run to its end (killed after `timeout` ms), in `cwd`, without the
+ * snapshots folder of the environment; `uid` and `gid` run it as another user, which
+ * needs root, and without the test runner's hooks, which write files only this user may
+ * (the runner puts them in NODE_OPTIONS of every child, so env(1) takes them out).
+ */
+export function carmarket(
+  args: readonly string[],
+  cwd?: string,
+  { timeout = 60_000, ...as }: { readonly timeout?: number; readonly uid?: number; readonly gid?: number } = {},
+): Promise<Run> {
   return new Promise((resolve) => {
     const env = { ...process.env }
     delete env.CARMARKET_SNAPSHOTS
-    execFile(process.execPath, [CLI, ...args], { timeout, cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    const [file, argv] = as.uid === undefined ? [process.execPath, [CLI, ...args]] : ['env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, ...args]]
+    execFile(file, argv, { timeout, cwd, env, maxBuffer: 64 << 20, ...as }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
     })
   })
 }
 
-/** `carmarket serve` in a child process on a free port; resolves once it listens. */
+/** `carmarket serve` in a child process on a free port (the one `options.env` names as PORT, if it does); resolves once it listens. */
 export async function spawnServe(
   t: Test,
   args: readonly string[],
   options: { readonly stdout?: boolean; readonly env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ child: ChildProcess; port: number; log: () => string; stdout: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+  const portArgs = options.env?.PORT === undefined ? ['--port', '0'] : []
+  const child = spawn(process.execPath, [CLI, 'serve', ...portArgs, ...args], {
     stdio: ['ignore', options.stdout === true ? 'pipe' : 'ignore', 'pipe'],
     env: options.env ?? process.env,
   })
@@ -358,7 +369,7 @@ export async function serve(
       ledger: await openLedger(ledger),
       counters: await openCounters(ledger, options.counters),
       mailer: options.mailer ?? new OutboxMailer(outboxBeside(ledger)),
-      site: siteOf(publicUrl, demoQuota),
+      site: siteOf(demoQuota),
       rateLimit: options.rateLimit ?? 0,
       demoQuota,
       trustedProxies: options.trustedProxies ?? [],

@@ -1,0 +1,34 @@
+import { LEDGER_FOLDER } from './ledger-options.js'
+import { visible } from './terminal-text.js'
+
+/**
+ * What `carmarket serve` tells a newcomer below its "serving on" line: where the pages
+ * are, and the one line that makes a key on the ledger this server uses (a script-ready
+ * `--key-only`), then a call with it. A ledger URL's password is never printed.
+ */
+export function startBanner(publicUrl: string, ledger: string): string {
+  const ledgerFlag = ledger === LEDGER_FOLDER ? '' : ` --ledger ${visible(shellWord(withoutPassword(ledger)))}`
+  const url = visible(publicUrl)
+  return [
+    `  home      ${url}/`,
+    `  docs      ${url}/docs`,
+    `  register  ${url}/register`,
+    '  a key for local calls (in another terminal, in this folder):',
+    `    export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only${ledgerFlag})`,
+    `    curl -H "X-API-Key: $KEY" "${url}/v1/market/valuation?make=VW&model=Golf&year=2017"`,
+    '',
+  ].join('\n')
+}
+
+function withoutPassword(location: string): string {
+  if (!URL.canParse(location)) return location
+  const url = new URL(location)
+  if (url.password === '') return location
+  url.password = 'PASSWORD'
+  return url.href
+}
+
+/** `text` as one word for a POSIX shell: as it is when nothing in it is special, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+}
