@@ -30,7 +30,11 @@ function respond(snapshot: Snapshot, request: ReturnType<typeof marketRequest>):
 }
 
 /** Calls per second of one question, repeated for about SECONDS, and whether it was answered with data. */
-function rate(snapshot: Snapshot, operation: Operation, query: Record<string, string>): { perSecond: number; answered: boolean } {
+function rate(
+  snapshot: Snapshot,
+  operation: Operation,
+  query: Record<string, string>,
+): { perSecond: number; answered: boolean } {
   const request = marketRequest(operation, (name) => query[name], snapshot.maxYear)
   let calls = 0
   let sink = 0
@@ -40,7 +44,10 @@ function rate(snapshot: Snapshot, operation: Operation, query: Record<string, st
     calls += 1000
   }
   if (sink === 0) throw new Error('no answer')
-  return { perSecond: calls / ((performance.now() - started) / 1000), answered: !respond(snapshot, request).includes('INSUFFICIENT_DATA') }
+  return {
+    perSecond: calls / ((performance.now() - started) / 1000),
+    answered: !respond(snapshot, request).includes('INSUFFICIENT_DATA'),
+  }
 }
 
 const small = await snapshotOf(10_000)
@@ -57,7 +64,8 @@ const lines = [
   '| call | 10k snapshot | 1.4M snapshot | 1.4M / 10k |',
   '|---|---|---|---|',
 ]
-const cell = (r: { perSecond: number; answered: boolean }) => `${Math.round(r.perSecond).toLocaleString('en-US')}/s${r.answered ? '' : ' *'}`
+const cell = (r: { perSecond: number; answered: boolean }) =>
+  `${Math.round(r.perSecond).toLocaleString('en-US')}/s${r.answered ? '' : ' *'}`
 for (const [label, operation, query] of cases) {
   const a = rate(small, operation, query)
   const b = rate(large, operation, query)

@@ -58,7 +58,10 @@ for (const scale of scales) {
     }
   }
   const summary = Object.fromEntries(
-    Object.entries(results).map(([job, ms]) => [job, { seconds: median(ms.map((m) => m.seconds)), rss: median(ms.map((m) => m.max_rss_mb)) }]),
+    Object.entries(results).map(([job, ms]) => [
+      job,
+      { seconds: median(ms.map((m) => m.seconds)), rss: median(ms.map((m) => m.max_rss_mb)) },
+    ]),
   ) as Record<'scan' | 'duckdb' | 'build', { seconds: number; rss: number }>
   const build = summary.build
   rows.push(

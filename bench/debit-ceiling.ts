@@ -10,11 +10,24 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 
-const db = open<unknown, string | [string, number]>({ path: join(mkdtempSync(join(tmpdir(), 'carmarket-ceiling-')), 'ceiling.mdb'), overlappingSync: false })
+const db = open<unknown, string | [string, number]>({
+  path: join(mkdtempSync(join(tmpdir(), 'carmarket-ceiling-')), 'ceiling.mdb'),
+  overlappingSync: false,
+})
 await db.put('balance', 1_000_000_000)
 const COST = 8
 let entries = 0
-const answer = JSON.stringify({ status: 'success', data: { make: 'VW', model: 'Golf', year: 2017, valuation: { average: 55452, median: 53900, p25: 47900, p75: 61900 }, sample_size: 1075, credits_used: 8 } })
+const answer = JSON.stringify({
+  status: 'success',
+  data: {
+    make: 'VW',
+    model: 'Golf',
+    year: 2017,
+    valuation: { average: 55452, median: 53900, p25: 47900, p75: 61900 },
+    sample_size: 1075,
+    credits_used: 8,
+  },
+})
 
 const server = createServer((req, res) => {
   void db

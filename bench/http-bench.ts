@@ -53,7 +53,10 @@ const connections = option('--connections', 50)
 const seconds = option('--seconds', 10)
 const rounds = option('--rounds', 3)
 const before = text('--before')
-/** Only the rows whose label holds one of these (comma-separated), and the bare server, whose figure is the base of the shares. */
+/**
+ * Only the rows whose label holds one of these (comma-separated), and the bare server, whose figure is the base of the
+ * shares.
+ */
 const only = text('--only')?.split(',')
 const postgres = text('--postgres') ?? 'postgres://root@127.0.0.1:5432/test'
 const REPORT = fileURLToPath(new URL('../../bench/wrk-report.lua', import.meta.url))
@@ -99,12 +102,22 @@ async function benchAccount(location: string): Promise<string> {
 
 /** One wrk run against a URL with `count` connections. */
 function wrk(url: string, headers: Record<string, string>, count: number): Promise<Result> {
-  const args = ['-t1', `-c${count}`, `-d${seconds}s`, '-s', REPORT, ...Object.entries(headers).flatMap(([n, v]) => ['-H', `${n}: ${v}`]), url]
+  const args = [
+    '-t1',
+    `-c${count}`,
+    `-d${seconds}s`,
+    '-s',
+    REPORT,
+    ...Object.entries(headers).flatMap(([n, v]) => ['-H', `${n}: ${v}`]),
+    url,
+  ]
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    child.once('error', (error) => reject(new Error(`wrk could not be started (apt-get install wrk): ${error.message}`)))
+    child.once('error', (error) =>
+      reject(new Error(`wrk could not be started (apt-get install wrk): ${error.message}`)),
+    )
     child.once('exit', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('{'))
       if (code !== 0 || line === undefined) reject(new Error(`wrk failed (${code}): ${out}`))
@@ -113,12 +126,31 @@ function wrk(url: string, headers: Record<string, string>, count: number): Promi
   })
 }
 
-/** The connections split between the runtimes, one wrk each, at once: their requests added, each percentile the worst of them. */
+/**
+ * The connections split between the runtimes, one wrk each, at once: their requests added, each percentile the worst of
+ * them.
+ */
 async function load(ports: readonly number[], path: string, headers: Record<string, string>): Promise<Result> {
-  const parts = await Promise.all(ports.map((port, i) => wrk(`http://127.0.0.1:${port}${path}`, headers, Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0))))
+  const parts = await Promise.all(
+    ports.map((port, i) =>
+      wrk(
+        `http://127.0.0.1:${port}${path}`,
+        headers,
+        Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0),
+      ),
+    ),
+  )
   const worst = (field: 'p50_ms' | 'p90_ms' | 'p99_ms' | 'p999_ms') => Math.max(...parts.map((p) => p[field]))
   const sum = (field: 'requests_per_second' | 'non2xx' | 'errors') => parts.reduce((total, p) => total + p[field], 0)
-  return { requests_per_second: sum('requests_per_second'), p50_ms: worst('p50_ms'), p90_ms: worst('p90_ms'), p99_ms: worst('p99_ms'), p999_ms: worst('p999_ms'), non2xx: sum('non2xx'), errors: sum('errors') }
+  return {
+    requests_per_second: sum('requests_per_second'),
+    p50_ms: worst('p50_ms'),
+    p90_ms: worst('p90_ms'),
+    p99_ms: worst('p99_ms'),
+    p999_ms: worst('p999_ms'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+  }
 }
 
 /** Debits per ledger commit of runtimes, from their /metrics: the answered keyed calls over the charge commits. */
@@ -127,7 +159,13 @@ async function debitsPerCommit(ports: readonly number[]): Promise<number> {
   let commits = 0
   for (const port of ports) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-    const value = (series: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1) ?? 0)
+    const value = (series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith(`${series} `))
+          ?.slice(series.length + 1) ?? 0,
+      )
     debits += value(`carmarket_http_requests_total{route="${VALUATION.split('?')[0]}",status="200"}`)
     commits += value('carmarket_ledger_commits_total{kind="charge"}')
   }
@@ -165,12 +203,34 @@ const runtimes = (count: number, ledger: string) => async () => {
 const keyed = { path: VALUATION, headers: { 'x-api-key': lmdbKey } }
 const all: Server[] = [
   { label: 'bare node:http, fixed JSON', start: single(['-e', BARE], /port (\d+)/), path: '/', headers: {} },
-  { label: 'ceiling: node:http and one durable lmdb-js debit', start: single([CEILING], /port (\d+)/), path: '/', headers: {} },
+  {
+    label: 'ceiling: node:http and one durable lmdb-js debit',
+    start: single([CEILING], /port (\d+)/),
+    path: '/',
+    headers: {},
+  },
   { label: 'keyed valuation', ...keyed, start: serve(lmdbLedger, QUIET) },
   { label: 'keyed valuation, request log on (read through a pipe)', ...keyed, start: serve(lmdbLedger, []) },
-  { label: 'keyed valuation, mileage window', ...keyed, path: `${VALUATION}&mileage=150000`, start: serve(lmdbLedger, QUIET) },
-  { label: 'keyed valuation, 2 workers (sharing the 2 cores with wrk)', ...keyed, start: serve(lmdbLedger, [...QUIET, '--workers', '2']) },
-  ...(before === undefined ? [] : [{ label: `keyed valuation, the code in ${before}`, ...keyed, start: serve(lmdbLedger, QUIET, join(before, 'dist', 'cli', 'main.js')) }]),
+  {
+    label: 'keyed valuation, mileage window',
+    ...keyed,
+    path: `${VALUATION}&mileage=150000`,
+    start: serve(lmdbLedger, QUIET),
+  },
+  {
+    label: 'keyed valuation, 2 workers (sharing the 2 cores with wrk)',
+    ...keyed,
+    start: serve(lmdbLedger, [...QUIET, '--workers', '2']),
+  },
+  ...(before === undefined
+    ? []
+    : [
+        {
+          label: `keyed valuation, the code in ${before}`,
+          ...keyed,
+          start: serve(lmdbLedger, QUIET, join(before, 'dist', 'cli', 'main.js')),
+        },
+      ]),
 ]
 const chosen = (label: string) => only === undefined || only.some((part) => label.includes(part))
 
@@ -210,7 +270,8 @@ try {
       if (server.commits === true) result.debits_per_commit = await debitsPerCommit(ports)
       for (const child of children) child.kill('SIGTERM')
       await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))))
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(`${server.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
       results[i]!.push(result)
     }
   }
@@ -219,7 +280,8 @@ try {
   if (pgRows.length > 0) await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
 }
 
-const median = (runs: Result[]) => [...runs].sort((a, b) => a.requests_per_second - b.requests_per_second)[Math.floor(runs.length / 2)]!
+const median = (runs: Result[]) =>
+  [...runs].sort((a, b) => a.requests_per_second - b.requests_per_second)[Math.floor(runs.length / 2)]!
 const baseline = median(results[0]!)
 const rows = servers.map((server, i) => {
   const r = median(results[i]!)

@@ -14,7 +14,9 @@ if (file === undefined) throw new Error('usage: measure.js scan|duckdb|build FIL
 /** The plain baseline: gunzip and split into lines, nothing else. */
 async function scan(path: string) {
   let lines = 0
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }).pipe(createGunzip({ chunkSize: 1 << 20 }))) {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }).pipe(
+    createGunzip({ chunkSize: 1 << 20 }),
+  )) {
     const bytes = chunk as Buffer
     for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) lines++
   }
@@ -43,6 +45,13 @@ async function build(path: string, dir: string) {
 }
 
 const started = performance.now()
-const result = job === 'scan' ? await scan(file) : job === 'duckdb' ? await duckdb(file) : await build(file, snapshots ?? 'bench/.data/snapshots')
+const result =
+  job === 'scan'
+    ? await scan(file)
+    : job === 'duckdb'
+      ? await duckdb(file)
+      : await build(file, snapshots ?? 'bench/.data/snapshots')
 const seconds = (performance.now() - started) / 1000
-process.stdout.write(`${JSON.stringify({ job, seconds, max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), ...result })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ job, seconds, max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), ...result })}\n`,
+)

@@ -44,11 +44,17 @@ export function parseAliasTable(json: unknown, source: string): AliasTable {
     throw new BuildError('invalid_alias_table', `alias table ${source}: ${where} ${what}`)
   }
   const record = (x: unknown, where: string): Record<string, unknown> =>
-    typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : fail(where, 'must be an object')
+    typeof x === 'object' && x !== null && !Array.isArray(x)
+      ? (x as Record<string, unknown>)
+      : fail(where, 'must be an object')
   const name = (x: unknown, where: string): string =>
     typeof x === 'string' && normalize(x) !== '' ? x.trim() : fail(where, 'must be a non-empty name')
   const list = <T>(x: unknown, where: string, item: (x: unknown, where: string) => T): T[] =>
-    x === undefined ? [] : Array.isArray(x) ? x.map((e, i) => item(e, `${where}[${i}]`)) : fail(where, 'must be an array')
+    x === undefined
+      ? []
+      : Array.isArray(x)
+        ? x.map((e, i) => item(e, `${where}[${i}]`))
+        : fail(where, 'must be an array')
 
   const top = record(json, 'the file')
   const makes = list(top.makes, 'makes', (m, at) => {
@@ -84,8 +90,14 @@ export function extendAliasTable(base: AliasTable, extra: AliasTable): AliasTabl
         : {
             name: known.name,
             aliases: union(known.aliases, make.aliases),
-            models: joinByName(known.models, make.models, (a, b) => ({ name: a.name, aliases: union(a.aliases, b.aliases) })),
-            families: joinByName(known.families, make.families, (a, b) => ({ name: a.name, models: union(a.models, b.models) })),
+            models: joinByName(known.models, make.models, (a, b) => ({
+              name: a.name,
+              aliases: union(a.aliases, b.aliases),
+            })),
+            families: joinByName(known.families, make.families, (a, b) => ({
+              name: a.name,
+              models: union(a.models, b.models),
+            })),
           },
     )
   }
@@ -96,7 +108,11 @@ function union(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])]
 }
 
-function joinByName<T extends { readonly name: string }>(a: readonly T[], b: readonly T[], join: (a: T, b: T) => T): T[] {
+function joinByName<T extends { readonly name: string }>(
+  a: readonly T[],
+  b: readonly T[],
+  join: (a: T, b: T) => T,
+): T[] {
   const byName = new Map(a.map((e) => [normalize(e.name), e]))
   for (const e of b) {
     const key = normalize(e.name)

@@ -45,7 +45,10 @@ export function cleanRows(
   const kept = store.length - countState(state, REJECTED) - countState(state, DUPLICATE)
   const rowsRejected = rowsRead - store.length + countState(state, REJECTED)
   if (kept === 0 || Number.isNaN(asOf)) {
-    throw new BuildError('too_many_rejected', `no row of the export passed validation (${summarize(rejected)}); nothing was published`)
+    throw new BuildError(
+      'too_many_rejected',
+      `no row of the export passed validation (${summarize(rejected)}); nothing was published`,
+    )
   }
   if (rowsRejected / rowsRead > maxRejectedShare) {
     throw new BuildError(
@@ -58,12 +61,20 @@ export function cleanRows(
 }
 
 /** A make or model with no letter or digit at all names nothing: its rows are rejected. */
-function rejectUnnamed(store: ListingStore, state: Uint8Array, reject: (reason: RejectionReason, count: number) => void) {
+function rejectUnnamed(
+  store: ListingStore,
+  state: Uint8Array,
+  reject: (reason: RejectionReason, count: number) => void,
+) {
   const badMake = store.spellings.makeSpellings.map((s) => normalize(s) === '')
   const badModel = store.spellings.modelSpellings.map((s) => normalize(s) === '')
   if (!badMake.includes(true) && !badModel.includes(true)) return
   for (let i = 0; i < store.length; i++) {
-    const reason = badMake[store.makeSpelling[i]!] ? 'invalid_make' : badModel[store.modelSpelling[i]!] ? 'invalid_model' : undefined
+    const reason = badMake[store.makeSpelling[i]!]
+      ? 'invalid_make'
+      : badModel[store.modelSpelling[i]!]
+        ? 'invalid_model'
+        : undefined
     if (reason === undefined) continue
     state[i] = REJECTED
     reject(reason, 1)
@@ -78,12 +89,19 @@ function countState(state: Uint8Array, value: number): number {
 
 /** Counts, largest first. */
 export function sortedCounts<K extends string>(counts: Partial<Record<K, number>>): Partial<Record<K, number>> {
-  return Object.fromEntries(Object.entries(counts).sort(([, a], [, b]) => (b as number) - (a as number))) as Partial<Record<K, number>>
+  return Object.fromEntries(Object.entries(counts).sort(([, a], [, b]) => (b as number) - (a as number))) as Partial<
+    Record<K, number>
+  >
 }
 
 function summarize(rejected: RejectionCounts): string {
   const entries = Object.entries(sortedCounts(rejected))
-  return entries.length === 0 ? 'no rows' : entries.slice(0, 5).map(([r, n]) => `${r}: ${n}`).join(', ')
+  return entries.length === 0
+    ? 'no rows'
+    : entries
+        .slice(0, 5)
+        .map(([r, n]) => `${r}: ${n}`)
+        .join(', ')
 }
 
 /** Kept listings written with each make and model spelling, which name mapping weighs. */

@@ -64,7 +64,10 @@ export class CsvTokenizer {
     const consumed = this.parse(bytes, false)
     this.carry = bytes.subarray(consumed)
     if (this.carry.length > MAX_RECORD_BYTES) {
-      throw new BuildError('record_too_long', `a CSV record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`)
+      throw new BuildError(
+        'record_too_long',
+        `a CSV record is longer than ${MAX_RECORD_BYTES} bytes: an unbalanced quote?`,
+      )
     }
   }
 

@@ -70,7 +70,11 @@ export function detectFormat(head: Buffer): { format: ExportFormat; start: numbe
   if (head.length < 3 && BOM.subarray(0, head.length).equals(head)) return undefined
   const start = head.subarray(0, 3).equals(BOM) ? 3 : 0
   let first = start
-  while (first < head.length && (head[first] === 0x20 || head[first] === 0x09 || head[first] === 0x0a || head[first] === 0x0d)) first++
+  while (
+    first < head.length &&
+    (head[first] === 0x20 || head[first] === 0x09 || head[first] === 0x0a || head[first] === 0x0d)
+  )
+    first++
   if (first === head.length) return undefined
   return { format: head[first] === 0x7b ? 'ndjson' : 'csv', start }
 }
@@ -233,7 +237,8 @@ function ndjsonRows(onRow: (row: RawRow | undefined) => void) {
         from = nl + 1
       }
       carry = s.slice(from)
-      if (carry.length > MAX_RECORD_BYTES) throw new BuildError('record_too_long', `an NDJSON line is longer than ${MAX_RECORD_BYTES} characters`)
+      if (carry.length > MAX_RECORD_BYTES)
+        throw new BuildError('record_too_long', `an NDJSON line is longer than ${MAX_RECORD_BYTES} characters`)
     },
     end() {
       line(carry + decoder.end())

@@ -51,7 +51,8 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     response.body.on('error', () => {})
     response.body.destroy()
     // A redirect reaches here only past the last one followed.
-    const redirected = response.statusCode >= 300 && response.statusCode < 400 ? `, still a redirect after ${MAX_REDIRECTIONS}` : ''
+    const redirected =
+      response.statusCode >= 300 && response.statusCode < 400 ? `, still a redirect after ${MAX_REDIRECTIONS}` : ''
     throw new BuildError('http_status', `cannot download ${description}: HTTP ${response.statusCode}${redirected}`)
   }
   const length = Number(response.headers['content-length'])

@@ -24,7 +24,8 @@ export class IdIndex {
       this.starts = grow(this.starts, this.starts.length * 2)
       this.hashes = grow(this.hashes, this.hashes.length * 2)
     }
-    if (this.used + id.length > this.chars.length) this.chars = grow(this.chars, Math.max(this.chars.length * 2, this.used + id.length))
+    if (this.used + id.length > this.chars.length)
+      this.chars = grow(this.chars, Math.max(this.chars.length * 2, this.used + id.length))
     let h = 0x811c9dc5
     for (let i = 0; i < id.length; i++) {
       const c = id.charCodeAt(i)
@@ -49,7 +50,8 @@ export class IdIndex {
   append(other: IdParts, from: number, to: number): void {
     const start = other.starts[from]!
     const end = other.starts[to]!
-    if (this.used + end - start > this.chars.length) this.chars = grow(this.chars, Math.max(this.chars.length * 2, this.used + end - start))
+    if (this.used + end - start > this.chars.length)
+      this.chars = grow(this.chars, Math.max(this.chars.length * 2, this.used + end - start))
     while (this.count + (to - from) >= this.starts.length) {
       this.starts = grow(this.starts, this.starts.length * 2)
       this.hashes = grow(this.hashes, this.hashes.length * 2)

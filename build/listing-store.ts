@@ -128,7 +128,9 @@ export class ListingStore implements Columns {
     const spellings = store.spellings
     const makeMaps = parts.map((p) => p.makeSpellings.map((spelling) => spellings.makes.fromText(spelling)))
     const modelMaps = parts.map((p, k) =>
-      p.modelSpellings.map((spelling, id) => spellings.modelsOf(makeMaps[k]![p.modelSpellingMake[id]!]!).fromText(spelling)),
+      p.modelSpellings.map((spelling, id) =>
+        spellings.modelsOf(makeMaps[k]![p.modelSpellingMake[id]!]!).fromText(spelling),
+      ),
     )
     const next = parts.map(() => 0)
     for (const [k, rows] of ranges) {

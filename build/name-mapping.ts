@@ -55,7 +55,8 @@ export function mapNames(
     const make = makeOf[spellings.modelSpellingMake[id]!]!
     const key = `${make}\u0000${normalize(spelling)}`
     const known = modelTables.get(make)?.get(normalize(spelling))
-    const index = known === undefined ? models.group(key, spelling, count) : models.fixed(`${make}\u0000${known}`, known)
+    const index =
+      known === undefined ? models.group(key, spelling, count) : models.fixed(`${make}\u0000${known}`, known)
     modelOf[id] = index
     modelMake[index] = make
   })

@@ -39,7 +39,12 @@ export type WorkerMessage =
       /** The code of a BuildError (an expected failure); undefined for any other error. */
       readonly code: BuildErrorCode | undefined
     }
-  | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined; readonly code: BuildErrorCode | undefined }
+  | {
+      readonly kind: 'failed'
+      readonly message: string
+      readonly stack: string | undefined
+      readonly code: BuildErrorCode | undefined
+    }
 
 export interface ReadResult {
   readonly format: ExportFormat | undefined
@@ -72,7 +77,8 @@ export async function readInParallel(
 ): Promise<ReadResult> {
   const iterator = bytes[Symbol.asyncIterator]()
   const head = await readHead(iterator)
-  if (head === undefined) return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, unrated: {}, store: new ListingStore() }
+  if (head === undefined)
+    return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, unrated: {}, store: new ListingStore() }
   const setup: WorkerSetup = { format: head.format, header: head.header, fx: [...rules.fx], maxYear: rules.maxYear }
   const pool = Array.from({ length: workers }, () => new ParseWorker(setup, onProgress))
   try {
@@ -102,13 +108,19 @@ async function readHead(iterator: AsyncIterator<Buffer>) {
     head = Buffer.concat([head, next.value])
     const detected = detectFormat(head)
     if (detected === undefined) continue
-    if (detected.format === 'ndjson') return { format: detected.format, header: new Uint8Array(0), rest: head.subarray(detected.start) }
+    if (detected.format === 'ndjson')
+      return { format: detected.format, header: new Uint8Array(0), rest: head.subarray(detected.start) }
     const length = RecordSplitter.firstCsvRecord(head.subarray(detected.start))
     if (length !== undefined) {
       const end = detected.start + length
-      return { format: detected.format, header: new Uint8Array(head.subarray(detected.start, end)), rest: head.subarray(end) }
+      return {
+        format: detected.format,
+        header: new Uint8Array(head.subarray(detected.start, end)),
+        rest: head.subarray(end),
+      }
     }
-    if (head.length > 1 << 20) throw new BuildError('not_an_export', 'not a listings export: no header line in the first MiB')
+    if (head.length > 1 << 20)
+      throw new BuildError('not_an_export', 'not a listings export: no header line in the first MiB')
   }
   const detected = detectFormat(head)
   if (detected === undefined) return undefined
@@ -132,7 +144,8 @@ function merge(results: readonly Done[], pieces: number) {
   let rowsRead = 0
   for (const result of results) {
     rowsRead += result.rowsRead
-    for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][]) rejected[reason] = (rejected[reason] ?? 0) + n
+    for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][])
+      rejected[reason] = (rejected[reason] ?? 0) + n
     for (const [code, n] of Object.entries(result.conversions)) conversions[code] = (conversions[code] ?? 0) + n
     for (const [code, n] of Object.entries(result.unrated)) unrated[code] = (unrated[code] ?? 0) + n
   }
@@ -165,7 +178,10 @@ class ParseWorker {
         } else if (message.kind === 'done') {
           resolve(message)
         } else {
-          const error = message.code !== undefined ? new BuildError(message.code, message.message) : Object.assign(new Error(message.message), { stack: message.stack })
+          const error =
+            message.code !== undefined
+              ? new BuildError(message.code, message.message)
+              : Object.assign(new Error(message.message), { stack: message.stack })
           this.fail(error, reject)
         }
       })

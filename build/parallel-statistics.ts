@@ -38,7 +38,12 @@ const WORKER = new URL('./statistics-worker.js', import.meta.url)
 const MIN_PARALLEL_KEYS = 2000
 
 export function renderKey(key: KeyStatistics): RenderedKey {
-  return { target: key.target, year: key.year, answers: OPERATIONS.map((operation) => renderAnswer(operation, key.records[operation])), columns: key.columns }
+  return {
+    target: key.target,
+    year: key.year,
+    answers: OPERATIONS.map((operation) => renderAnswer(operation, key.records[operation])),
+    columns: key.columns,
+  }
 }
 
 /**
@@ -59,7 +64,10 @@ export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]):
   let done = false
   let failure: Error | undefined
   let wake: (() => void) | undefined
-  const worker = new Worker(WORKER, { workerData: { rows, jobs: theirs } satisfies StatisticsWorkerSetup, execArgv: [] })
+  const worker = new Worker(WORKER, {
+    workerData: { rows, jobs: theirs } satisfies StatisticsWorkerSetup,
+    execArgv: [],
+  })
   worker.on('message', (message: StatisticsMessage) => {
     if (message.kind === 'keys') inbox.push(message.keys)
     else if (message.kind === 'done') done = true
@@ -71,7 +79,8 @@ export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]):
     wake?.()
   })
   worker.on('exit', () => {
-    if (!done && failure === undefined) failure = new BuildError('statistics_failed', 'the statistics worker stopped before it finished')
+    if (!done && failure === undefined)
+      failure = new BuildError('statistics_failed', 'the statistics worker stopped before it finished')
     wake?.()
   })
   try {

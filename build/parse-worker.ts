@@ -28,7 +28,11 @@ let rows = 0
 const pending: (Buffer | null)[] = []
 let wake: (() => void) | undefined
 port.on('message', (message: ReaderMessage) => {
-  pending.push(message.piece === null ? null : Buffer.from(message.piece.buffer, message.piece.byteOffset, message.piece.byteLength))
+  pending.push(
+    message.piece === null
+      ? null
+      : Buffer.from(message.piece.buffer, message.piece.byteOffset, message.piece.byteLength),
+  )
   wake?.()
 })
 
@@ -67,10 +71,15 @@ async function main(format: ExportFormat) {
   const late = store.length - pieceRows.reduce((n, r) => n + r, 0)
   if (late > 0) pieceRows[pieceRows.length - 1] = (pieceRows.at(-1) ?? 0) + late
   const { part, transfer } = store.part()
-  port.postMessage({ kind: 'done', part, pieceRows, rowsRead: rows, rejected, conversions, unrated } satisfies WorkerMessage, transfer)
+  port.postMessage(
+    { kind: 'done', part, pieceRows, rowsRead: rows, rejected, conversions, unrated } satisfies WorkerMessage,
+    transfer,
+  )
 }
 
-/** A currency is text of the export: past a few distinct ones, new ones go uncounted (rejected_by_reason counts all). */
+/**
+ * A currency is text of the export: past a few distinct ones, new ones go uncounted (rejected_by_reason counts all).
+ */
 function countUnrated(currency: string) {
   if (!(currency in unrated) && Object.keys(unrated).length >= MAX_UNRATED_CURRENCIES) return
   unrated[currency] = (unrated[currency] ?? 0) + 1
@@ -79,5 +88,10 @@ function countUnrated(currency: string) {
 main(setup.format).catch((error: unknown) => {
   const message = messageOf(error)
   const stack = error instanceof Error ? error.stack : undefined
-  port.postMessage({ kind: 'failed', message, stack, code: error instanceof BuildError ? error.code : undefined } satisfies WorkerMessage)
+  port.postMessage({
+    kind: 'failed',
+    message,
+    stack,
+    code: error instanceof BuildError ? error.code : undefined,
+  } satisfies WorkerMessage)
 })

@@ -87,10 +87,16 @@ export async function pullSnapshot(options: PullOptions): Promise<PullReport> {
     let done = 0
     progress(done, total)
     for (const [name, digest] of files) {
-      await downloadFile(new URL(`${id}/${encodeURIComponent(name)}`, origin), join(staging, name), digest, timeout, (bytes) => {
-        done += bytes
-        progress(done, total)
-      })
+      await downloadFile(
+        new URL(`${id}/${encodeURIComponent(name)}`, origin),
+        join(staging, name),
+        digest,
+        timeout,
+        (bytes) => {
+          done += bytes
+          progress(done, total)
+        },
+      )
     }
     await writeSynced(join(staging, MANIFEST_FILE), async (write) => write(raw))
     await verifySnapshot(staging, id)
@@ -100,9 +106,16 @@ export async function pullSnapshot(options: PullOptions): Promise<PullReport> {
 }
 
 /** The other host's current manifest.json, as it was sent and as read. */
-async function fetchManifest(url: URL, timeout: number): Promise<{ readonly raw: Buffer; readonly listed: ListedFiles }> {
+async function fetchManifest(
+  url: URL,
+  timeout: number,
+): Promise<{ readonly raw: Buffer; readonly listed: ListedFiles }> {
   const where = describeUrl(url)
-  const { body } = await httpGet(url, { headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.timeout(timeout) })
+  const { body } = await httpGet(url, {
+    headersTimeout: timeout,
+    bodyTimeout: timeout,
+    signal: AbortSignal.timeout(timeout),
+  })
   const parts: Buffer[] = []
   await receive(body, where, MAX_MANIFEST_BYTES, (chunk) => parts.push(chunk))
   const raw = Buffer.concat(parts)
@@ -113,12 +126,22 @@ async function fetchManifest(url: URL, timeout: number): Promise<{ readonly raw:
     throw new BuildError('invalid_manifest', messageOf(error))
   }
   // The id names a local folder and a path on the other host.
-  if (!BUILD_ID_PATTERN.test(listed.build_id)) throw new BuildError('invalid_manifest', `${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`)
+  if (!BUILD_ID_PATTERN.test(listed.build_id))
+    throw new BuildError(
+      'invalid_manifest',
+      `${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`,
+    )
   return { raw, listed }
 }
 
 /** Downloads one file of the snapshot to `path`, failing unless it has the size and SHA-256 the manifest lists. */
-async function downloadFile(url: URL, path: string, digest: FileDigest, timeout: number, onBytes: (bytes: number) => void): Promise<void> {
+async function downloadFile(
+  url: URL,
+  path: string,
+  digest: FileDigest,
+  timeout: number,
+  onBytes: (bytes: number) => void,
+): Promise<void> {
   const where = describeUrl(url)
   const hash = createHash('sha256')
   let bytes = 0
@@ -131,8 +154,10 @@ async function downloadFile(url: URL, path: string, digest: FileDigest, timeout:
       onBytes(chunk.length)
     })
   })
-  if (bytes !== digest.bytes) throw new BuildError('download_incomplete', `${where} ended after ${bytes} of its ${digest.bytes} bytes`)
-  if (hash.digest('hex') !== digest.sha256) throw new BuildError('digest_mismatch', `${where} does not match the SHA-256 ${MANIFEST_FILE} lists for it`)
+  if (bytes !== digest.bytes)
+    throw new BuildError('download_incomplete', `${where} ended after ${bytes} of its ${digest.bytes} bytes`)
+  if (hash.digest('hex') !== digest.sha256)
+    throw new BuildError('digest_mismatch', `${where} does not match the SHA-256 ${MANIFEST_FILE} lists for it`)
 }
 
 /**
@@ -152,7 +177,8 @@ async function receive(body: Readable, where: string, limit: number, take: (chun
     if (failure !== undefined) return
     try {
       bytes += chunk.length
-      if (bytes > limit) throw new BuildError('download_too_long', `${where} is longer than the ${limit} bytes expected`)
+      if (bytes > limit)
+        throw new BuildError('download_too_long', `${where} is longer than the ${limit} bytes expected`)
       take(chunk)
     } catch (error) {
       failure = error
@@ -170,7 +196,8 @@ async function receive(body: Readable, where: string, limit: number, take: (chun
 /** Fails at once when the download cannot fit, rather than once the disk is full. */
 function ensureRoom(snapshots: string, bytes: number): void {
   const { bavail, bsize } = statfsSync(snapshots)
-  if (bavail * bsize < bytes) throw new BuildError('no_room', `${snapshots} has ${bavail * bsize} bytes free; the snapshot needs ${bytes}`)
+  if (bavail * bsize < bytes)
+    throw new BuildError('no_room', `${snapshots} has ${bavail * bsize} bytes free; the snapshot needs ${bytes}`)
 }
 
 /**
@@ -183,7 +210,7 @@ async function writeSynced(path: string, fill: (write: (chunk: Buffer) => void) 
   try {
     await fill((chunk) =>
       writing(path, () => {
-        for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at)
+        for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at)
       }),
     )
     writing(path, () => fsyncSync(fd))

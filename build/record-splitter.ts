@@ -74,7 +74,7 @@ export class RecordSplitter {
     const data = this.buffer.subarray(0, this.used)
     let quoted = this.quoted
     let cut = 0
-    for (let segment = from; ; ) {
+    for (let segment = from; ;) {
       const q = data.indexOf(QUOTE, segment)
       const end = q < 0 ? data.length : q
       if (!quoted && end > segment) {
@@ -92,7 +92,7 @@ export class RecordSplitter {
   /** Length of the first record of `data` (its line feed included), or undefined if it is not complete. */
   static firstCsvRecord(data: Buffer): number | undefined {
     let quoted = false
-    for (let segment = 0; ; ) {
+    for (let segment = 0; ;) {
       const q = data.indexOf(QUOTE, segment)
       const end = q < 0 ? data.length : q
       if (!quoted) {

@@ -84,7 +84,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
   let givenAsOf: number | undefined
   if (options.asOf !== undefined) {
     givenAsOf = /^\d{4}-\d{2}-\d{2}$/.test(options.asOf) ? dayNumber(options.asOf) : undefined
-    if (givenAsOf === undefined) throw new BuildError('invalid_option', `--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(options.asOf)}`)
+    if (givenAsOf === undefined)
+      throw new BuildError('invalid_option', `--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(options.asOf)}`)
   }
   const keep = options.keep ?? DEFAULT_KEEP
   const maxRejectedShare = options.maxRejectedShare ?? DEFAULT_MAX_REJECTED_SHARE
@@ -94,13 +95,23 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     const source = await openSource(options.input, options.stdin)
     const read = await readInParallel(
       source.bytes,
-      { fx: options.fx ?? new Map<string, number>(), maxYear: givenAsOf === undefined ? undefined : latestYear(yearOfDay(givenAsOf)) },
+      {
+        fx: options.fx ?? new Map<string, number>(),
+        maxYear: givenAsOf === undefined ? undefined : latestYear(yearOfDay(givenAsOf)),
+      },
       () => progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes }),
     )
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
     const { format, rowsRead, store, rejected, conversions, unrated } = read
-    if (format === undefined || rowsRead === 0) throw new BuildError('empty_export', `the export ${source.description} holds no rows`)
-    const { state, asOf, rowsRejected, duplicates, kept } = cleanRows(store, rowsRead, rejected, givenAsOf, maxRejectedShare)
+    if (format === undefined || rowsRead === 0)
+      throw new BuildError('empty_export', `the export ${source.description} holds no rows`)
+    const { state, asOf, rowsRejected, duplicates, kept } = cleanRows(
+      store,
+      rowsRead,
+      rejected,
+      givenAsOf,
+      maxRejectedShare,
+    )
 
     const names = mapNames(store.spellings, spellingCounts(store, state), table)
     const model = new Int32Array(store.length)

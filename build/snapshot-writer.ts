@@ -47,7 +47,9 @@ export async function writeSnapshot(
     const columns = root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
     let written = 0
     for await (const key of keys) {
-      OPERATIONS.forEach((operation, i) => void answers.put(answerKey(key.target, key.year, operation), key.answers[i]!))
+      OPERATIONS.forEach(
+        (operation, i) => void answers.put(answerKey(key.target, key.year, operation), key.answers[i]!),
+      )
       if (key.columns !== undefined) void columns.put(statKey(key.target, key.year), key.columns)
       if (++written % 256 === 0) onProgress(written, totalKeys)
     }
@@ -83,10 +85,13 @@ export async function verifySnapshot(dir: string, buildId: string): Promise<void
     throw new BuildError('unsound_snapshot', `the written snapshot cannot be opened: ${messageOf(error)}`)
   }
   try {
-    if (snapshot.manifest.build_id !== buildId) throw new BuildError('unsound_snapshot', 'the written snapshot does not carry its manifest')
+    if (snapshot.manifest.build_id !== buildId)
+      throw new BuildError('unsound_snapshot', 'the written snapshot does not carry its manifest')
     snapshot.check(1000)
   } catch (error) {
-    throw error instanceof BuildError ? error : new BuildError('unsound_snapshot', `the written snapshot is unreadable: ${messageOf(error)}`)
+    throw error instanceof BuildError
+      ? error
+      : new BuildError('unsound_snapshot', `the written snapshot is unreadable: ${messageOf(error)}`)
   } finally {
     await snapshot.close()
   }
@@ -99,7 +104,8 @@ export async function verifySnapshot(dir: string, buildId: string): Promise<void
  */
 function padToExtent(file: string): void {
   const look = lmdbExtent(file)
-  if ('problem' in look) throw new BuildError('unsound_snapshot', `the written snapshot is not a sound LMDB file: ${look.problem}`)
+  if ('problem' in look)
+    throw new BuildError('unsound_snapshot', `the written snapshot is not a sound LMDB file: ${look.problem}`)
   if (look.size < look.extent) truncateSync(file, look.extent)
 }
 

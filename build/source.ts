@@ -65,7 +65,10 @@ async function openRaw(src: string, stdin: Readable): Promise<{ raw: Readable; t
     size = stat.size
   } catch (error) {
     if (error instanceof BuildError) throw error
-    throw new BuildError('unreadable_export', `cannot read the export ${src}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
+    throw new BuildError(
+      'unreadable_export',
+      `cannot read the export ${src}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    )
   }
   return { raw: createReadStream(src, { highWaterMark: CHUNK }), totalBytes: size }
 }
@@ -112,7 +115,10 @@ async function* failingClearly(stream: Readable, gzip: boolean): AsyncIterable<B
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (gzip && (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR')) {
-      throw new BuildError('corrupt_gzip', `the export is not a valid gzip stream (${code === 'Z_BUF_ERROR' ? 'truncated' : 'corrupt'})`)
+      throw new BuildError(
+        'corrupt_gzip',
+        `the export is not a valid gzip stream (${code === 'Z_BUF_ERROR' ? 'truncated' : 'corrupt'})`,
+      )
     }
     throw new BuildError('unreadable_export', `reading the export failed: ${messageOf(error)}`)
   }

@@ -3,7 +3,13 @@
  * from the grouped rows the main thread shares, and posts them in batches.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { BATCH_KEYS, renderKey, type RenderedKey, type StatisticsMessage, type StatisticsWorkerSetup } from './parallel-statistics.js'
+import {
+  BATCH_KEYS,
+  renderKey,
+  type RenderedKey,
+  type StatisticsMessage,
+  type StatisticsWorkerSetup,
+} from './parallel-statistics.js'
 import { StatisticsBuilder } from './statistics.js'
 import { messageOf } from '../format/message-of.js'
 

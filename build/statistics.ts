@@ -47,7 +47,9 @@ export interface GroupedRows {
   readonly months: Int32Array
 }
 
-/** Groups the kept rows by key (a counting sort). `model` gives each row's canonical model index, -1 for a row not kept. */
+/**
+ * Groups the kept rows by key (a counting sort). `model` gives each row's canonical model index, -1 for a row not kept.
+ */
 export function groupRows(store: ListingStore, model: Int32Array, models: number, asOf: number): GroupedRows {
   let minYear = Infinity
   let maxYear = -Infinity
@@ -86,7 +88,16 @@ export function groupRows(store: ListingStore, model: Int32Array, models: number
     codes[at * CODES + VOIVODESHIP] = voivodeship[i]!
     codes[at * CODES + ACTIVE] = active[i]!
   }
-  return { numbers, codes, starts, span, minYear, firstMonth: monthOfDay(asOf) - (HISTORY_MONTHS - 1), firstDay, months }
+  return {
+    numbers,
+    codes,
+    starts,
+    span,
+    minYear,
+    firstMonth: monthOfDay(asOf) - (HISTORY_MONTHS - 1),
+    firstDay,
+    months,
+  }
 }
 
 /** Computes keys' statistics (data contract, section 2) from grouped rows, one key at a time. */
@@ -190,7 +201,6 @@ export class StatisticsBuilder {
     const at = day - this.firstDay
     return at >= 0 && at < this.months.length ? this.months[at]! : monthOfDay(day)
   }
-
 }
 
 // The interleaved layout of StatisticsBuilder's key-ordered rows.
@@ -377,7 +387,14 @@ function liquidity(spans: Float64Array, listings: number) {
 }
 
 /** One baseline/comparison entry, when both sides have enough listings. */
-function factor(dimension: FactorEntry['dimension'], by: SumsBy, base: number, baseLabel: string, other: number, otherLabel: string) {
+function factor(
+  dimension: FactorEntry['dimension'],
+  by: SumsBy,
+  base: number,
+  baseLabel: string,
+  other: number,
+  otherLabel: string,
+) {
   const baseCount = by.counts[base]!
   const otherCount = by.counts[other]!
   if (baseCount < MIN_LISTINGS || otherCount < MIN_LISTINGS) return undefined
@@ -420,7 +437,12 @@ function regional(sums: Sums) {
   for (let v = 0; v < VOIVODESHIPS.length; v++) {
     if (counts[v] === 0) continue
     const mean = total[v]! / counts[v]!
-    regions.push({ region: VOIVODESHIPS[v]!, avg_price: roundHalfAway(mean), sample_size: counts[v]!, vs_national_pct: percentDiff(mean, national) })
+    regions.push({
+      region: VOIVODESHIPS[v]!,
+      avg_price: roundHalfAway(mean),
+      sample_size: counts[v]!,
+      vs_national_pct: percentDiff(mean, national),
+    })
   }
   regions.sort((a, b) => b.sample_size - a.sample_size || collator.compare(a.region, b.region))
   return { national_average: roundHalfAway(national), total_sample_size: count, regions }

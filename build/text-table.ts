@@ -60,7 +60,8 @@ export class TextTable<T> {
       this.keyEnd = grown(this.keyEnd, entry * 2)
       this.hashes = grown(this.hashes, entry * 2)
     }
-    if (this.used + end - start > this.keys.length) this.keys = grown(this.keys, Math.max(this.keys.length * 2, this.used + end - start))
+    if (this.used + end - start > this.keys.length)
+      this.keys = grown(this.keys, Math.max(this.keys.length * 2, this.used + end - start))
     this.keys.set(bytes.subarray(start, end), this.used)
     this.keyStart[entry] = this.used
     this.keyEnd[entry] = this.used += end - start

@@ -22,13 +22,25 @@ interface BuildFlags {
 
 export const buildCommand = new Command('build')
   .description('build a snapshot from a listings export and publish it as snapshots/current')
-  .requiredOption('-i, --input <src>', 'the export: a file, - for standard input, or an http(s) URL (CSV or NDJSON, gzip or plain)')
+  .requiredOption(
+    '-i, --input <src>',
+    'the export: a file, - for standard input, or an http(s) URL (CSV or NDJSON, gzip or plain)',
+  )
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
   .option('--as-of <date>', 'the day the figures describe, YYYY-MM-DD (default: the latest last_seen)')
-  .option('--fx <code=rate>', 'exchange rate to PLN for rows in another currency, e.g. EUR=4.31 (repeatable)', collect, [])
+  .option(
+    '--fx <code=rate>',
+    'exchange rate to PLN for rows in another currency, e.g. EUR=4.31 (repeatable)',
+    collect,
+    [],
+  )
   .option('--aliases <file>', 'an alias table of your own that extends the curated one')
   .option('--keep <n>', 'published snapshots to keep, the new one included', String(DEFAULT_KEEP))
-  .option('--max-rejected-share <share>', 'fail without publishing when more rows than this share are rejected', String(DEFAULT_MAX_REJECTED_SHARE))
+  .option(
+    '--max-rejected-share <share>',
+    'fail without publishing when more rows than this share are rejected',
+    String(DEFAULT_MAX_REJECTED_SHARE),
+  )
   .option(
     '--allow-shrink',
     `publish even when listings or keys fall by more than ${MAX_SHRINK_TEXT} from the current snapshot`,
@@ -88,7 +100,9 @@ export async function buildWithProgress(options: Parameters<typeof runBuild>[0])
 /** The build report for a person. */
 export function formatReport(r: BuildReport): TerminalText {
   const n = (x: number) => x.toLocaleString('en-US')
-  const reasons = Object.entries(r.rejected_by_reason).map(([reason, count]) => terminal`    ${reason.padEnd(30)} ${n(count)}`)
+  const reasons = Object.entries(r.rejected_by_reason).map(
+    ([reason, count]) => terminal`    ${reason.padEnd(30)} ${n(count)}`,
+  )
   const conversions = Object.entries(r.currency_conversions).map(([code, count]) => `${code} ${n(count)}`)
   return lines([
     terminal`snapshot ${r.build_id} published (${r.snapshot})`,

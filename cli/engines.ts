@@ -45,7 +45,10 @@ export async function openCounters(ledgerLocation: string, countersUrl?: string)
   return RedisCounters.open(countersUrl)
 }
 
-/** Brings the ledger at `location` to the schema of this code: a PostgreSQL database is migrated; an LMDB folder upgrades itself when opened. */
+/**
+ * Brings the ledger at `location` to the schema of this code: a PostgreSQL database is migrated; an LMDB folder
+ * upgrades itself when opened.
+ */
 export async function migrateLedger(location: string): Promise<Migrated | 'lmdb'> {
   if (!isPostgres(location)) return 'lmdb'
   const { migrate } = await import('../ledger/pg-schema.js')
@@ -67,9 +70,15 @@ function inFolder<T>(dir: string, open: () => T): T {
   }
 }
 
-/** Whether `location` is a PostgreSQL URL; one that cannot be parsed is refused without being repeated, since it may hold a password. */
+/**
+ * Whether `location` is a PostgreSQL URL; one that cannot be parsed is refused without being repeated, since it may
+ * hold a password.
+ */
 function isPostgres(location: string): boolean {
   if (!POSTGRES_URL.test(location)) return false
-  if (!URL.canParse(location)) throw new UsageError('--ledger takes a folder or a URL such as postgres://USER:PASSWORD@HOST:5432/DATABASE; the URL given cannot be parsed')
+  if (!URL.canParse(location))
+    throw new UsageError(
+      '--ledger takes a folder or a URL such as postgres://USER:PASSWORD@HOST:5432/DATABASE; the URL given cannot be parsed',
+    )
   return true
 }

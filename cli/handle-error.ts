@@ -50,9 +50,15 @@ export interface Told {
  * visible.
  */
 export function told(error: unknown): Told {
-  if (error instanceof ApiError) return { text: `${terminalJson({ status: 'error', error: error.toJSON() })}\n`, stdout: true, code: 1 }
+  if (error instanceof ApiError)
+    return { text: `${terminalJson({ status: 'error', error: error.toJSON() })}\n`, stdout: true, code: 1 }
   const code = error instanceof UsageError ? USAGE_EXIT : 1
-  if (error instanceof BuildError || error instanceof UsageError || error instanceof LedgerError || error instanceof EnvironmentError) {
+  if (
+    error instanceof BuildError ||
+    error instanceof UsageError ||
+    error instanceof LedgerError ||
+    error instanceof EnvironmentError
+  ) {
     return { text: `carmarket: ${visible(error.message)}\n`, stdout: false, code }
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error)

@@ -17,8 +17,13 @@ export interface AccountFlags {
 
 /** The options every ledger command takes. */
 export function ledgerOptions(command: Command, selectsAccount = true): Command {
-  command.option('--ledger <location>', 'ledger folder or postgres:// URL (env CARMARKET_LEDGER)', DEFAULT_LEDGER).option('--json', 'print JSON')
-  if (selectsAccount) command.option('--account <id>', 'the account id').option('--email <email>', 'the account e-mail (instead of --account)')
+  command
+    .option('--ledger <location>', 'ledger folder or postgres:// URL (env CARMARKET_LEDGER)', DEFAULT_LEDGER)
+    .option('--json', 'print JSON')
+  if (selectsAccount)
+    command
+      .option('--account <id>', 'the account id')
+      .option('--email <email>', 'the account e-mail (instead of --account)')
   return command
 }
 
@@ -33,8 +38,10 @@ export async function withLedger<T>(location: string, work: (ledger: Ledger) => 
 }
 
 export async function findAccount(ledger: Ledger, flags: AccountFlags): Promise<Account> {
-  if ((flags.account === undefined) === (flags.email === undefined)) throw new UsageError('name the account with --account ID or --email E')
-  const account = flags.account !== undefined ? await ledger.account(flags.account) : await ledger.accountByEmail(flags.email!)
+  if ((flags.account === undefined) === (flags.email === undefined))
+    throw new UsageError('name the account with --account ID or --email E')
+  const account =
+    flags.account !== undefined ? await ledger.account(flags.account) : await ledger.accountByEmail(flags.email!)
   if (account === undefined) throw new UsageError(`no account ${flags.account ?? flags.email}`)
   return account
 }

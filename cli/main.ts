@@ -45,7 +45,16 @@ function houseStyle(command: Command, help = 'carmarket --help'): void {
     },
   })
   command.configureOutput({
-    outputError: (text, write) => write(`carmarket: ${visible(text.replace(/^error: /, '').trim().split('\n').join(' '))}; see ${help}\n`),
+    outputError: (text, write) =>
+      write(
+        `carmarket: ${visible(
+          text
+            .replace(/^error: /, '')
+            .trim()
+            .split('\n')
+            .join(' '),
+        )}; see ${help}\n`,
+      ),
   })
   command.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT))
   for (const sub of command.commands) houseStyle(sub, help.replace(/ --help$/, ` ${sub.name()} --help`))

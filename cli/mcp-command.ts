@@ -9,8 +9,14 @@ interface McpFlags {
 }
 
 export const mcpCommand = new Command('mcp')
-  .description('offer the API as MCP tools on stdin/stdout (for a desktop client), calling it over HTTP; keyless (the demo tier) unless given a key')
-  .option('--base-url <url>', 'the API to call (env CARMARKET_BASE_URL)', process.env.CARMARKET_BASE_URL ?? 'http://127.0.0.1:8080')
+  .description(
+    'offer the API as MCP tools on stdin/stdout (for a desktop client), calling it over HTTP; keyless (the demo tier) unless given a key',
+  )
+  .option(
+    '--base-url <url>',
+    'the API to call (env CARMARKET_BASE_URL)',
+    process.env.CARMARKET_BASE_URL ?? 'http://127.0.0.1:8080',
+  )
   // No default from the environment here: commander would print the key in --help.
   .option('--api-key <key>', 'the X-API-Key to send; empty or none for the demo tier (env CARMARKET_API_KEY)')
   .option('--timeout <ms>', 'how long a call may wait for the API before its tool fails', '30000')
@@ -21,5 +27,7 @@ export const mcpCommand = new Command('mcp')
     // Loaded here, not at the top: the other commands do not pay for the MCP SDK.
     const { serveStdio } = await import('../mcp/stdio.js')
     await serveStdio({ baseUrl, key: key === '' ? undefined : key, timeoutMs })
-    process.stderr.write(`carmarket mcp: tools on stdio, calling ${visible(baseUrl)} ${key === '' ? 'keyless (the demo tier)' : 'with a key'}\n`)
+    process.stderr.write(
+      `carmarket mcp: tools on stdio, calling ${visible(baseUrl)} ${key === '' ? 'keyless (the demo tier)' : 'with a key'}\n`,
+    )
   })

@@ -19,7 +19,8 @@ export function tcpPort(value: string, option: string): number {
 
 export function share(value: string, option: string): number {
   const n = Number(value)
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${option} must be a number from 0 to 1`)
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new UsageError(`${option} must be a number from 0 to 1`)
   return n
 }
 
@@ -28,7 +29,8 @@ export function exchangeRates(values: readonly string[]): Map<string, number> {
   const rates = new Map<string, number>()
   for (const pair of values.flatMap((v) => v.split(','))) {
     const m = /^\s*([A-Za-z]{3})\s*=\s*([0-9]+(?:\.[0-9]+)?)\s*$/.exec(pair)
-    if (m === null || Number(m[2]) <= 0) throw new UsageError(`--fx takes CODE=RATE such as EUR=4.31, not ${JSON.stringify(pair)}`)
+    if (m === null || Number(m[2]) <= 0)
+      throw new UsageError(`--fx takes CODE=RATE such as EUR=4.31, not ${JSON.stringify(pair)}`)
     rates.set(m[1]!.toUpperCase(), Number(m[2]))
   }
   return rates
@@ -44,8 +46,15 @@ export const DEFAULT_SNAPSHOTS = process.env.CARMARKET_SNAPSHOTS ?? 'snapshots'
 /** An http or https address without query or fragment, such as an API root. */
 export function httpUrl(value: string, option: string): string {
   const url = URL.canParse(value) ? new URL(value) : undefined
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
-    throw new UsageError(`${option} must be an http or https address such as http://127.0.0.1:8080, not ${JSON.stringify(value)}`)
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== ''
+  ) {
+    throw new UsageError(
+      `${option} must be an http or https address such as http://127.0.0.1:8080, not ${JSON.stringify(value)}`,
+    )
   }
   return value
 }

@@ -14,7 +14,10 @@ interface PullFlags {
 
 export const pullCommand = new Command('pull')
   .description("download another host's current snapshot, verify it and publish it as snapshots/current")
-  .requiredOption('--from <url>', "the other host's snapshots folder on a static HTTP server, e.g. http://build.internal/snapshots/")
+  .requiredOption(
+    '--from <url>',
+    "the other host's snapshots folder on a static HTTP server, e.g. http://build.internal/snapshots/",
+  )
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
   .option('--keep <n>', 'published snapshots to keep, the new one included', String(DEFAULT_KEEP))
   .option('--json', 'print the summary as JSON')
@@ -24,7 +27,12 @@ export const pullCommand = new Command('pull')
     const bar = new ProgressBar()
     let report: PullReport
     try {
-      report = await pullSnapshot({ from, snapshots: flags.snapshots, keep, onProgress: (done, total) => bar.update('pulling', done, total, 'bytes') })
+      report = await pullSnapshot({
+        from,
+        snapshots: flags.snapshots,
+        keep,
+        onProgress: (done, total) => bar.update('pulling', done, total, 'bytes'),
+      })
     } finally {
       bar.finish()
     }
@@ -32,7 +40,8 @@ export const pullCommand = new Command('pull')
   })
 
 function formatPull(r: PullReport): TerminalText {
-  if (r.result === 'unchanged') return terminal`snapshot ${r.build_id} of ${r.source} is already here (${r.snapshot}): nothing to pull`
+  if (r.result === 'unchanged')
+    return terminal`snapshot ${r.build_id} of ${r.source} is already here (${r.snapshot}): nothing to pull`
   return lines([
     terminal`snapshot ${r.build_id} published (${r.snapshot})`,
     terminal`  from    ${r.source}`,

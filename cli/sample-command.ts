@@ -21,7 +21,9 @@ export const DEFAULT_SAMPLE_EXPORT = join('data', 'sample-listings.csv.gz')
 export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAULT_SAMPLE_EXPORT): Promise<void> {
   const problem = currentProblem(snapshots)
   if (problem === undefined) return
-  process.stderr.write(`${visible(problem)}: generating the sample market (${DEFAULT_LISTINGS.toLocaleString('en-US')} listings) and building it once.\n`)
+  process.stderr.write(
+    `${visible(problem)}: generating the sample market (${DEFAULT_LISTINGS.toLocaleString('en-US')} listings) and building it once.\n`,
+  )
   mkdirSync(dirname(exportPath), { recursive: true })
   const bar = new ProgressBar()
   try {

@@ -49,7 +49,11 @@ const env = process.env
 export const serveCommand = new Command('serve')
   .description('serve the current snapshot over HTTP')
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
-  .option('--ledger <location>', 'ledger folder or postgres:// URL: accounts, and the counters unless --counters is given (env CARMARKET_LEDGER)', DEFAULT_LEDGER)
+  .option(
+    '--ledger <location>',
+    'ledger folder or postgres:// URL: accounts, and the counters unless --counters is given (env CARMARKET_LEDGER)',
+    DEFAULT_LEDGER,
+  )
   .option(
     '--counters <url>',
     'count the rate limit, demo quota and signup throttles in Redis, shared by every machine: redis://HOST:PORT[/DB][?prefix=PREFIX] (env CARMARKET_COUNTERS; by default with the ledger)',
@@ -57,16 +61,37 @@ export const serveCommand = new Command('serve')
   )
   .option('--host <host>', 'address to listen on (env HOST)', env.HOST ?? '127.0.0.1')
   .option('-p, --port <port>', 'port to listen on, 0 for any free one (env PORT)', env.PORT ?? '8080')
-  .option('-w, --workers <n>', 'worker processes sharing the port, the snapshot and the ledger (env CARMARKET_WORKERS)', env.CARMARKET_WORKERS ?? '1')
-  .option('--rate-limit <n>', 'requests per minute per client address, 0 for none (env CARMARKET_RATE_LIMIT)', env.CARMARKET_RATE_LIMIT ?? String(DEFAULTS.rateLimit))
-  .option('--demo-quota <n>', 'keyless market calls per address per day, 0 turns the demo tier off (env CARMARKET_DEMO_QUOTA)', env.CARMARKET_DEMO_QUOTA ?? String(DEFAULTS.demoQuota))
-  .option('--trusted-proxy <address>', 'a proxy whose X-Forwarded-For is believed (repeatable; env CARMARKET_TRUSTED_PROXIES, comma-separated)', collect, env.CARMARKET_TRUSTED_PROXIES?.split(',').filter(Boolean) ?? [])
+  .option(
+    '-w, --workers <n>',
+    'worker processes sharing the port, the snapshot and the ledger (env CARMARKET_WORKERS)',
+    env.CARMARKET_WORKERS ?? '1',
+  )
+  .option(
+    '--rate-limit <n>',
+    'requests per minute per client address, 0 for none (env CARMARKET_RATE_LIMIT)',
+    env.CARMARKET_RATE_LIMIT ?? String(DEFAULTS.rateLimit),
+  )
+  .option(
+    '--demo-quota <n>',
+    'keyless market calls per address per day, 0 turns the demo tier off (env CARMARKET_DEMO_QUOTA)',
+    env.CARMARKET_DEMO_QUOTA ?? String(DEFAULTS.demoQuota),
+  )
+  .option(
+    '--trusted-proxy <address>',
+    'a proxy whose X-Forwarded-For is believed (repeatable; env CARMARKET_TRUSTED_PROXIES, comma-separated)',
+    collect,
+    env.CARMARKET_TRUSTED_PROXIES?.split(',').filter(Boolean) ?? [],
+  )
   .option(
     '--public-url <url>',
     'the address callers reach the service at, for links in answers and pages and the origin /mcp accepts (env CARMARKET_PUBLIC_URL; by default the address listened on, 127.0.0.1 for 0.0.0.0 or ::)',
     env.CARMARKET_PUBLIC_URL,
   )
-  .option('--outbox <dir>', 'the folder e-mail is written to, one JSON file a message (env CARMARKET_OUTBOX)', env.CARMARKET_OUTBOX ?? 'data/outbox')
+  .option(
+    '--outbox <dir>',
+    'the folder e-mail is written to, one JSON file a message (env CARMARKET_OUTBOX)',
+    env.CARMARKET_OUTBOX ?? 'data/outbox',
+  )
   .option('--sample', 'when there is no snapshot yet, generate and build the embedded sample first')
   .option(
     '--no-request-log',
@@ -79,12 +104,19 @@ export const serveCommand = new Command('serve')
       port: tcpPort(flags.port, '--port'),
       rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
       demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
-      publicUrl: flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url').replace(/\/+$/, ''),
+      publicUrl:
+        flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url').replace(/\/+$/, ''),
     }
     if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
     if (cluster.isPrimary && settings.workers > 1) {
       const stopped = await runPrimary(settings.workers, (address, port) => {
-        announce(address, port, `${settings.workers} workers`, settings.publicUrl ?? listenedUrl(flags.host, port), flags.ledger)
+        announce(
+          address,
+          port,
+          `${settings.workers} workers`,
+          settings.publicUrl ?? listenedUrl(flags.host, port),
+          flags.ledger,
+        )
       })
       process.stderr.write(stopped.failure?.text ?? 'carmarket: stopped\n')
       process.exitCode = stopped.code
@@ -93,7 +125,10 @@ export const serveCommand = new Command('serve')
     captureConsole()
     const link = cluster.isWorker ? workerLink() : undefined
     const stdout = flags.requestLog && env.CARMARKET_REQUEST_LOG !== 'off' ? stdoutWriter() : undefined
-    const requestLog = stdout === undefined ? undefined : new RequestLog(stdout.write, Date.now, process.stdout.isTTY === true ? 'terminal' : 'json')
+    const requestLog =
+      stdout === undefined
+        ? undefined
+        : new RequestLog(stdout.write, Date.now, process.stdout.isTTY === true ? 'terminal' : 'json')
     let runtime: Runtime
     try {
       const options: RuntimeOptions = {
@@ -149,7 +184,10 @@ export const serveCommand = new Command('serve')
       const { address, port } = runtime.address()
       announce(address, port, 'one process', runtime.publicUrl, flags.ledger)
     } else {
-      link.serve({ sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop: () => stop(0) }, runtime.address())
+      link.serve(
+        { sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop: () => stop(0) },
+        runtime.address(),
+      )
       // The primary gone (killed): nobody would restart or stop this worker.
       process.once('disconnect', () => stop(0))
     }

@@ -10,12 +10,20 @@ import { messageOf } from '../format/message-of.js'
 
 const info = new Command('info')
   .description("print the current snapshot's manifest")
-  .option('-s, --snapshots <dir>', 'snapshots folder, or one snapshot folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
+  .option(
+    '-s, --snapshots <dir>',
+    'snapshots folder, or one snapshot folder (env CARMARKET_SNAPSHOTS)',
+    DEFAULT_SNAPSHOTS,
+  )
   .option('--json', 'print the manifest as JSON')
   .action(async (flags: { snapshots: string; json?: boolean }) => {
     const snapshot = openOrFail(flags.snapshots)
     try {
-      process.stdout.write(flags.json === true ? `${terminalJson(snapshot.manifest)}\n` : `${formatManifest(snapshot.dir, snapshot.manifest)}\n`)
+      process.stdout.write(
+        flags.json === true
+          ? `${terminalJson(snapshot.manifest)}\n`
+          : `${formatManifest(snapshot.dir, snapshot.manifest)}\n`,
+      )
     } finally {
       await snapshot.close()
     }
@@ -35,7 +43,11 @@ interface QueryFlags {
 const query = new Command('query')
   .description('answer a market question offline, printing the JSON envelope the HTTP API returns')
   .argument('<operation>', OPERATIONS.join('|'))
-  .option('-s, --snapshots <dir>', 'snapshots folder, or one snapshot folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
+  .option(
+    '-s, --snapshots <dir>',
+    'snapshots folder, or one snapshot folder (env CARMARKET_SNAPSHOTS)',
+    DEFAULT_SNAPSHOTS,
+  )
   .option('--make <make>', 'make, e.g. VW or Volkswagen')
   .option('--model <model>', 'model, e.g. Golf or 3 Series')
   .option('--year <year>', 'production year')
@@ -49,7 +61,10 @@ const query = new Command('query')
     }
     const snapshot = openOrFail(flags.snapshots)
     try {
-      const data = answer(snapshot, marketRequest(operation as Operation, (name) => flagOf(flags, name), snapshot.maxYear))
+      const data = answer(
+        snapshot,
+        marketRequest(operation as Operation, (name) => flagOf(flags, name), snapshot.maxYear),
+      )
       process.stdout.write(`${terminalJson({ status: 'success', data })}\n`)
     } finally {
       await snapshot.close()

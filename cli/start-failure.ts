@@ -29,12 +29,18 @@ export function startFailure(error: unknown, { host, port, snapshots }: StartPla
     case 'EADDRINUSE':
       return new EnvironmentError(`port ${port} on ${host} is in use by another program: stop it, or ${choosePort}`)
     case 'EACCES':
-      return new EnvironmentError(`port ${port} needs privileges this user lacks: choose one above 1023 with --port (env PORT)`)
+      return new EnvironmentError(
+        `port ${port} needs privileges this user lacks: choose one above 1023 with --port (env PORT)`,
+      )
     case 'EADDRNOTAVAIL':
-      return new EnvironmentError(`cannot listen on ${host}: no interface of this machine has that address; ${chooseHost}`)
+      return new EnvironmentError(
+        `cannot listen on ${host}: no interface of this machine has that address; ${chooseHost}`,
+      )
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new EnvironmentError(`cannot listen on ${host}: the name cannot be resolved (${error.code}); ${chooseHost}`)
+      return new EnvironmentError(
+        `cannot listen on ${host}: the name cannot be resolved (${error.code}); ${chooseHost}`,
+      )
     default:
       return new EnvironmentError(`cannot listen on ${host} port ${port} (${error.message})`)
   }

@@ -69,7 +69,10 @@ export type { TerminalText }
  * @example
  * terminal`granted (${reference})`
  */
-export function terminal(strings: TemplateStringsArray, ...values: readonly (string | number | TerminalText)[]): TerminalText {
+export function terminal(
+  strings: TemplateStringsArray,
+  ...values: readonly (string | number | TerminalText)[]
+): TerminalText {
   let text = strings[0] ?? ''
   values.forEach((value, i) => {
     text += (value instanceof TerminalText ? value.toString() : visible(String(value))) + (strings[i + 1] ?? '')

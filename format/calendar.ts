@@ -46,7 +46,8 @@ export function dayNumber(text: string): number | undefined {
   const day = Number(d)
   const date = Date.UTC(year, month - 1, day)
   const check = new Date(date)
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined
   if (h === undefined) return date / DAY_MS
   const hours = Number(h)
   const minutes = Number(mi)

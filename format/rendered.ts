@@ -104,13 +104,27 @@ function single(sampleSize: number, items: number, text: string): Buffer {
 /** The unfiltered figures and those of each fuel and gearbox filter, one text after the other. */
 function valuationAnswer(record: ValuationRecord): Buffer {
   const texts = [valuationMembers(record.all)]
-  const variants: Variant[] = [{ selector: filterSelector(UNKNOWN, UNKNOWN), sample_size: record.all.sample_size, items: 1, start: 0, end: Buffer.byteLength(texts[0]!) }]
+  const variants: Variant[] = [
+    {
+      selector: filterSelector(UNKNOWN, UNKNOWN),
+      sample_size: record.all.sample_size,
+      items: 1,
+      start: 0,
+      end: Buffer.byteLength(texts[0]!),
+    },
+  ]
   let at = variants[0]!.end
   for (const filtered of record.filtered) {
     const text = filtered.figures === null ? '' : valuationMembers(filtered.figures)
     const bytes = Buffer.byteLength(text)
     texts.push(text)
-    variants.push({ selector: filterSelector(filtered.fuel, filtered.gearbox), sample_size: filtered.sample_size, items: text === '' ? 0 : 1, start: at, end: at + bytes })
+    variants.push({
+      selector: filterSelector(filtered.fuel, filtered.gearbox),
+      sample_size: filtered.sample_size,
+      items: text === '' ? 0 : 1,
+      start: at,
+      end: at + bytes,
+    })
     at += bytes
   }
   return encodeAnswer(texts.join(''), at, variants)

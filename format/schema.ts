@@ -23,7 +23,10 @@ export const MANIFEST_FILE = 'manifest.json'
 export const SNAPSHOT_LOCK_FILE = `${SNAPSHOT_FILE}-lock`
 /** The link in a snapshots folder naming the snapshot to serve; switched atomically by a build. */
 export const CURRENT_LINK = 'current'
-/** The name of a published snapshot's folder: its build id (UTC time to the millisecond and a random suffix), so names sort by age. */
+/**
+ * The name of a published snapshot's folder: its build id (UTC time to the millisecond and a random suffix), so names
+ * sort by age.
+ */
 export const BUILD_ID_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{6}$/
 export const META_DB = 'meta'
 export const ANSWERS_DB = 'answers'

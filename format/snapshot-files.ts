@@ -56,10 +56,15 @@ export function verifyFiles(dir: string): string {
     const stat = statSync(path, { throwIfNoEntry: false })
     if (stat === undefined) throw new SnapshotError('missing_file', `${path} is missing`)
     if (!stat.isFile()) throw new SnapshotError('not_a_file', `${path} is not a file`)
-    if (stat.size !== digest.bytes) throw new SnapshotError('size_mismatch', `${path} is ${stat.size} bytes; ${MANIFEST_FILE} says ${digest.bytes}`)
+    if (stat.size !== digest.bytes)
+      throw new SnapshotError('size_mismatch', `${path} is ${stat.size} bytes; ${MANIFEST_FILE} says ${digest.bytes}`)
   }
   for (const { path, digest } of files) {
-    if (fileDigest(path).sha256 !== digest.sha256) throw new SnapshotError('digest_mismatch', `${path} does not match its SHA-256 in ${MANIFEST_FILE}: it was changed after the build`)
+    if (fileDigest(path).sha256 !== digest.sha256)
+      throw new SnapshotError(
+        'digest_mismatch',
+        `${path} does not match its SHA-256 in ${MANIFEST_FILE}: it was changed after the build`,
+      )
   }
   return listed.build_id
 }
@@ -86,11 +91,19 @@ export function parseListedFiles(text: string, where: string): ListedFiles {
   } catch (error) {
     throw new SnapshotError('invalid_manifest', `${where} is not JSON: ${messageOf(error)}`)
   }
-  if (!isObject(parsed) || typeof parsed.build_id !== 'string') throw new SnapshotError('invalid_manifest', `${where} is not a snapshot manifest`)
+  if (!isObject(parsed) || typeof parsed.build_id !== 'string')
+    throw new SnapshotError('invalid_manifest', `${where} is not a snapshot manifest`)
   if (parsed.files === undefined) {
-    throw new SnapshotError('no_digests', `${where} lists no digests of the snapshot's files: it was built by an older version; rebuild it (carmarket build)`)
+    throw new SnapshotError(
+      'no_digests',
+      `${where} lists no digests of the snapshot's files: it was built by an older version; rebuild it (carmarket build)`,
+    )
   }
-  if (!isFileList(parsed.files)) throw new SnapshotError('invalid_manifest', `${where}: "files" must map the folder's file names to their bytes and sha256`)
+  if (!isFileList(parsed.files))
+    throw new SnapshotError(
+      'invalid_manifest',
+      `${where}: "files" must map the folder's file names to their bytes and sha256`,
+    )
   return { build_id: parsed.build_id, files: parsed.files }
 }
 

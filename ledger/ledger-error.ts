@@ -2,7 +2,16 @@
 export class LedgerError extends Error {
   override name = 'LedgerError'
   constructor(
-    readonly code: 'email_taken' | 'unknown_account' | 'invalid_email' | 'invalid_credits' | 'backup_exists' | 'not_supported' | 'unavailable' | 'in_doubt' | 'schema',
+    readonly code:
+      | 'email_taken'
+      | 'unknown_account'
+      | 'invalid_email'
+      | 'invalid_credits'
+      | 'backup_exists'
+      | 'not_supported'
+      | 'unavailable'
+      | 'in_doubt'
+      | 'schema',
     message: string,
     /** `cause`: the error it was made of (an engine's, for the engine to look into). */
     options?: ErrorOptions,

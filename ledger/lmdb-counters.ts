@@ -2,7 +2,14 @@ import { join } from 'node:path'
 import { open, type RootDatabase } from 'lmdb'
 import { LmdbWrites } from './lmdb-writes.js'
 import { privateDir, privateFiles } from './private-files.js'
-import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters, type WriteHealth, alwaysWanted } from './types.js'
+import {
+  COUNTER_WINDOW_MS,
+  type Counted,
+  type CounterKind,
+  type Counters,
+  type WriteHealth,
+  alwaysWanted,
+} from './types.js'
 
 type Key = [kind: CounterKind, window: number, who: string]
 
@@ -46,7 +53,13 @@ export class LmdbCounters implements Counters {
   }
 
   /** The check, the count and `wanted` in one transaction. */
-  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = alwaysWanted): Promise<Counted> {
+  countUpTo(
+    kind: CounterKind,
+    window: number,
+    who: string,
+    limit: number,
+    wanted: () => boolean = alwaysWanted,
+  ): Promise<Counted> {
     const key: Key = [kind, window, who]
     return this.writes.commit(() =>
       this.db.transaction((): Counted => {
@@ -60,7 +73,9 @@ export class LmdbCounters implements Counters {
   }
 
   async sweep(now: number): Promise<void> {
-    const old = Object.entries(COUNTER_WINDOW_MS).flatMap(([kind, ms]) => [...this.db.getKeys({ start: [kind as CounterKind], end: [kind as CounterKind, Math.floor(now / ms)] })])
+    const old = Object.entries(COUNTER_WINDOW_MS).flatMap(([kind, ms]) => [
+      ...this.db.getKeys({ start: [kind as CounterKind], end: [kind as CounterKind, Math.floor(now / ms)] }),
+    ])
     if (old.length === 0) return
     await this.writes.commit(() =>
       this.db.transaction(() => {
@@ -71,7 +86,9 @@ export class LmdbCounters implements Counters {
 
   /** As Ledger.probe: a write in a window long gone, which the next sweep removes. */
   async probe(): Promise<void> {
-    await this.writes.probe(this.dir, () => this.db.transaction(() => void this.db.put(['rate', 0, 'probe'], Date.now())))
+    await this.writes.probe(this.dir, () =>
+      this.db.transaction(() => void this.db.put(['rate', 0, 'probe'], Date.now())),
+    )
   }
 
   close(): Promise<void> {
@@ -79,4 +96,3 @@ export class LmdbCounters implements Counters {
     return this.writes.broken ? Promise.resolve() : this.db.close()
   }
 }
-

@@ -8,7 +8,18 @@ import { LmdbWrites } from './lmdb-writes.js'
 import { parseEmail } from './mailbox.js'
 import { privateDir, privateFiles } from './private-files.js'
 import { FAILED_CALL_ENTRIES_PER_DAY, alwaysWanted } from './types.js'
-import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, Entry, EntryType, Ledger, LedgerWrite, WriteHealth } from './types.js'
+import type {
+  Account,
+  AccountStatus,
+  Call,
+  ChargeResult,
+  CodeCheck,
+  Entry,
+  EntryType,
+  Ledger,
+  LedgerWrite,
+  WriteHealth,
+} from './types.js'
 
 export const LEDGER_FILE = 'ledger.mdb'
 const DAY_MS = 86_400_000
@@ -23,7 +34,10 @@ interface StoredAccount extends Omit<Account, 'key_delivered'> {
   readonly key_hash: string
   /** Absent on accounts older than the field: their keys were delivered. */
   readonly key_delivered?: boolean
-  /** The account's failure entries of its latest day with failures: the day, how many, and the newest one's sequence number. */
+  /**
+   * The account's failure entries of its latest day with failures: the day, how many, and the newest one's sequence
+   * number.
+   */
   readonly failures?: { readonly day: number; readonly entries: number; readonly last: number }
 }
 interface StoredCode {
@@ -62,7 +76,15 @@ export class LmdbLedger implements Ledger {
   // is compared on every call.
   private readonly known = new Map<string, KnownKey>()
   private readonly writes: LmdbWrites
-  readonly commits: Record<LedgerWrite, number> = { account: 0, charge: 0, failed_call: 0, grant: 0, key: 0, status: 0, code: 0 }
+  readonly commits: Record<LedgerWrite, number> = {
+    account: 0,
+    charge: 0,
+    failed_call: 0,
+    grant: 0,
+    key: 0,
+    status: 0,
+    code: 0,
+  }
 
   private constructor(
     private readonly dir: string,
@@ -102,7 +124,9 @@ export class LmdbLedger implements Ledger {
       if ((this.meta.get('layout') ?? 1) >= LAYOUT) return
       for (const key of [...this.emails.getKeys()]) void this.emails.remove(key)
       // The oldest account of a mailbox keeps it; later ones stay usable by their keys.
-      const oldestFirst = [...this.accounts.getRange()].map(({ value }) => value).sort((a, b) => a.created.localeCompare(b.created))
+      const oldestFirst = [...this.accounts.getRange()]
+        .map(({ value }) => value)
+        .sort((a, b) => a.created.localeCompare(b.created))
       for (const account of oldestFirst) {
         const parsed = parseEmail(account.email)
         const mailbox = parsed.ok ? parsed.mailbox : account.email
@@ -122,10 +146,17 @@ export class LmdbLedger implements Ledger {
     await this.writes.probe(this.dir, () => this.root.transaction(() => void this.meta.put('probe', Date.now())))
   }
 
-  async createAccount(email: string, credits: number, type: 'signup_bonus' | 'grant', reference: string | null, keyDelivered = true) {
+  async createAccount(
+    email: string,
+    credits: number,
+    type: 'signup_bonus' | 'grant',
+    reference: string | null,
+    keyDelivered = true,
+  ) {
     const parsed = parseEmail(email)
     if (!parsed.ok) throw new LedgerError('invalid_email', parsed.message)
-    if (!Number.isSafeInteger(credits) || credits < 0) throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 0')
+    if (!Number.isSafeInteger(credits) || credits < 0)
+      throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 0')
     const key = newKey()
     const hash = keyHash(key)
     const id = `acc_${randomBytes(9).toString('base64url')}`
@@ -191,7 +222,12 @@ export class LmdbLedger implements Ledger {
       if (!wanted()) return { ok: false, reason: 'not_wanted', balance: account.balance }
       const balance = account.balance - credits
       const line = entry(`${accountId}-${account.entries}`, 'charge', -credits, balance, call, 'success', null)
-      void this.accounts.put(accountId, { ...account, balance, used: account.used + credits, entries: account.entries + 1 })
+      void this.accounts.put(accountId, {
+        ...account,
+        balance,
+        used: account.used + credits,
+        entries: account.entries + 1,
+      })
       void this.history.put([accountId, account.entries], line)
       return { ok: true, balance, entry: line }
     })
@@ -205,7 +241,8 @@ export class LmdbLedger implements Ledger {
       const today = account.failures?.day === day ? account.failures : undefined
       if (today !== undefined) {
         const last = this.history.get([accountId, today.last])
-        // The same failure again right after it, or any failure once the day's entries are spent: counted, not stored again.
+        // The same failure again right after it, or any failure once the day's entries are spent: counted, not stored
+        // again.
         const again = last !== undefined && today.last === account.entries - 1 && sameFailure(last, call, code)
         if (last !== undefined && (again || today.entries >= FAILED_CALL_ENTRIES_PER_DAY)) {
           void this.history.put([accountId, today.last], { ...last, count: (last.count ?? 1) + 1 })
@@ -214,18 +251,27 @@ export class LmdbLedger implements Ledger {
       }
       const failures = { day, entries: (today?.entries ?? 0) + 1, last: account.entries }
       void this.accounts.put(accountId, { ...account, entries: account.entries + 1, failures })
-      void this.history.put([accountId, account.entries], entry(`${accountId}-${account.entries}`, 'failed_call', 0, account.balance, call, code, null))
+      void this.history.put(
+        [accountId, account.entries],
+        entry(`${accountId}-${account.entries}`, 'failed_call', 0, account.balance, call, code, null),
+      )
     })
   }
 
   async grant(accountId: string, credits: number, reference: string): Promise<Entry> {
-    if (!Number.isSafeInteger(credits) || credits <= 0) throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 1')
+    if (!Number.isSafeInteger(credits) || credits <= 0)
+      throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 1')
     const line = await this.commit('grant', (): Entry | undefined => {
       const account = this.accounts.get(accountId)
       if (account === undefined) return undefined
       const balance = account.balance + credits
       const granted = entry(`${accountId}-${account.entries}`, 'grant', credits, balance, null, 'success', reference)
-      void this.accounts.put(accountId, { ...account, balance, granted: account.granted + credits, entries: account.entries + 1 })
+      void this.accounts.put(accountId, {
+        ...account,
+        balance,
+        granted: account.granted + credits,
+        entries: account.entries + 1,
+      })
       void this.history.put([accountId, account.entries], granted)
       return granted
     })
@@ -253,7 +299,11 @@ export class LmdbLedger implements Ledger {
   }
 
   /** Changes an account in one transaction; `unknown_account` when there is none. */
-  private async update(kind: LedgerWrite, accountId: string, change: (account: StoredAccount) => StoredAccount): Promise<StoredAccount> {
+  private async update(
+    kind: LedgerWrite,
+    accountId: string,
+    change: (account: StoredAccount) => StoredAccount,
+  ): Promise<StoredAccount> {
     const changed = await this.commit(kind, () => {
       const found = this.accounts.get(accountId)
       if (found === undefined) return undefined
@@ -319,7 +369,11 @@ export class LmdbLedger implements Ledger {
   async entries(accountId: string, limit: number): Promise<Entry[]> {
     const account = this.accounts.get(accountId)
     if (account === undefined) return []
-    return [...this.history.getRange({ start: [accountId, account.entries], end: [accountId, -1], reverse: true, limit }).map(({ value }) => withCount(value))]
+    return [
+      ...this.history
+        .getRange({ start: [accountId, account.entries], end: [accountId, -1], reverse: true, limit })
+        .map(({ value }) => withCount(value)),
+    ]
   }
 
   close(): Promise<void> {
@@ -327,7 +381,6 @@ export class LmdbLedger implements Ledger {
     return this.writes.broken ? Promise.resolve() : this.root.close()
   }
 }
-
 
 /**
  * A database of records of one shape: the shape is stored once in the database (lmdb-js
@@ -338,7 +391,9 @@ function records(name: string) {
   return { name, sharedStructuresKey: Symbol.for('structures') }
 }
 
-/** The public record, field by field: every keyed call makes one, and a literal of one shape is the cheapest to make. */
+/**
+ * The public record, field by field: every keyed call makes one, and a literal of one shape is the cheapest to make.
+ */
 function publicAccount(a: StoredAccount): Account {
   return {
     id: a.id,
@@ -360,10 +415,25 @@ function withCount(stored: Entry): Entry {
 }
 
 function sameFailure(last: Entry, call: Call, code: string): boolean {
-  return last.type === 'failed_call' && last.status === code && last.endpoint === call.endpoint && last.make === call.make && last.model === call.model && last.year === call.year
+  return (
+    last.type === 'failed_call' &&
+    last.status === code &&
+    last.endpoint === call.endpoint &&
+    last.make === call.make &&
+    last.model === call.model &&
+    last.year === call.year
+  )
 }
 
-function entry(id: string, type: EntryType, credits: number, balanceAfter: number, call: Call | null, status: string, reference: string | null): Entry {
+function entry(
+  id: string,
+  type: EntryType,
+  credits: number,
+  balanceAfter: number,
+  call: Call | null,
+  status: string,
+  reference: string | null,
+): Entry {
   return {
     id,
     time: new Date().toISOString(),

@@ -35,7 +35,8 @@ export const EMAIL_PROBLEMS = {
   not_one_at_sign: 'email must hold exactly one @',
   empty_local_part: 'email has nothing before the @',
   empty_domain: 'email has nothing after the @',
-  local_part_syntax: 'the part before the @ holds a character or dots an address cannot have (quoted forms are not accepted)',
+  local_part_syntax:
+    'the part before the @ holds a character or dots an address cannot have (quoted forms are not accepted)',
   domain_syntax: 'the domain must be letters, digits, hyphens and dots (IP literals are not accepted)',
   domain_idna: 'the domain is not a valid internationalized domain name',
   domain_without_dot: 'the domain must have a dot',
@@ -50,7 +51,10 @@ export type EmailProblemCode = keyof typeof EMAIL_PROBLEMS
 /** An accepted address in its two forms. */
 export interface ParsedEmail {
   readonly ok: true
-  /** Where mail goes, what is shown and stored: NFKC, lower case, ASCII domain, local part as typed (+tag and dots kept). */
+  /**
+   * Where mail goes, what is shown and stored: NFKC, lower case, ASCII domain, local part as typed (+tag and dots
+   * kept).
+   */
   readonly address: string
   /** The key of the inbox behind it: marks folded away, +tag removed, dots removed where the domain ignores them. */
   readonly mailbox: string
@@ -131,7 +135,10 @@ function asciiDomain(typed: string): string | EmailProblem {
 /** The inbox key, or undefined when nothing is left of the local part. */
 function mailboxOf(local: string, domain: string): string | undefined {
   // `á` and `a`, `i̇` (from `İ`) and `i` are one: the marks go, the letters stay.
-  const bare = local.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC')
+  const bare = local
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .normalize('NFC')
   // Sub-addressing: `a+news` is delivered to `a`.
   const untagged = bare.split('+', 1)[0] ?? ''
   const dotless = DOTLESS_DOMAINS.get(domain)

@@ -5,7 +5,6 @@ import pg from 'pg'
  * of a failure means the server cannot be used now (as opposed to a bug).
  */
 
-
 /** The URL as it may be shown: without its password. */
 export function shownUrl(url: string): string {
   const parsed = URL.canParse(url) ? new URL(url) : undefined
@@ -32,7 +31,10 @@ export interface PoolSettings {
    * for counts that need not survive a crash of the server.
    */
   readonly synchronousCommit: 'on' | 'off'
-  /** Told of an error of a connection the pool holds idle (the server went away); the pool drops that connection and opens another when one is needed. */
+  /**
+   * Told of an error of a connection the pool holds idle (the server went away); the pool drops that connection and
+   * opens another when one is needed.
+   */
   readonly onIdleError: (error: Error) => void
 }
 
@@ -58,7 +60,10 @@ export function connectionConfig(url: string, synchronousCommit: 'on' | 'off'): 
   }
 }
 
-/** SQLSTATE classes of a server that cannot do the work now: connection exception, insufficient resources (disk full, too many connections), operator intervention (shutdown, statement timeout), system error (I/O). */
+/**
+ * SQLSTATE classes of a server that cannot do the work now: connection exception, insufficient resources (disk full,
+ * too many connections), operator intervention (shutdown, statement timeout), system error (I/O).
+ */
 const UNAVAILABLE_CLASSES: ReadonlySet<string> = new Set(['08', '53', '57', '58'])
 /**
  * Single SQLSTATEs of the same kind: a deadlock or serialization failure still there
@@ -67,14 +72,33 @@ const UNAVAILABLE_CLASSES: ReadonlySet<string> = new Set(['08', '53', '57', '58'
  */
 const UNAVAILABLE_STATES: ReadonlySet<string> = new Set(['40001', '40P01', '55P03', '25006', '3D000', '28000', '28P01'])
 /** Node's codes for a network that does not get through. */
-const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
 /**
  * What node-postgres says of a connection that failed, was cut, or timed out: plain
  * Errors without a code, so they are known by their messages only.
  */
-const CLIENT_FAILURES: readonly RegExp[] = [/^Connection terminated/, /^Query read timeout$/, /^timeout exceeded when trying to connect$/, /^timeout expired$/, /is not queryable$/]
+const CLIENT_FAILURES: readonly RegExp[] = [
+  /^Connection terminated/,
+  /^Query read timeout$/,
+  /^timeout exceeded when trying to connect$/,
+  /^timeout expired$/,
+  /is not queryable$/,
+]
 
-/** Whether `error` is PostgreSQL telling that the work was rolled back for a conflict with another transaction, and may simply be done again. */
+/**
+ * Whether `error` is PostgreSQL telling that the work was rolled back for a conflict with another transaction, and may
+ * simply be done again.
+ */
 export function isRetryable(error: unknown): boolean {
   return error instanceof pg.DatabaseError && (error.code === '40001' || error.code === '40P01')
 }
@@ -106,7 +130,9 @@ export function unavailability(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined
   if (error instanceof pg.DatabaseError) {
     const state = error.code ?? ''
-    return UNAVAILABLE_CLASSES.has(state.slice(0, 2)) || UNAVAILABLE_STATES.has(state) ? `${error.message} (${state})` : undefined
+    return UNAVAILABLE_CLASSES.has(state.slice(0, 2)) || UNAVAILABLE_STATES.has(state)
+      ? `${error.message} (${state})`
+      : undefined
   }
   if ('code' in error && typeof error.code === 'string' && NETWORK_CODES.has(error.code)) return error.message
   return CLIENT_FAILURES.some((failure) => failure.test(error.message)) ? error.message : undefined

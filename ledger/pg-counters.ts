@@ -2,7 +2,14 @@ import type pg from 'pg'
 import { PgHealth } from './pg-health.js'
 import { whole, type Row } from './pg-rows.js'
 import { openMigrated } from './pg-schema.js'
-import { COUNTER_WINDOW_MS, alwaysWanted, type Counted, type CounterKind, type Counters, type WriteHealth } from './types.js'
+import {
+  COUNTER_WINDOW_MS,
+  alwaysWanted,
+  type Counted,
+  type CounterKind,
+  type Counters,
+  type WriteHealth,
+} from './types.js'
 
 const POOL_SIZE = 4
 
@@ -34,7 +41,11 @@ export class PgCounters implements Counters {
 
   async count(kind: CounterKind, window: number, who: string): Promise<number> {
     const result = await this.calls.read(() =>
-      this.pool.query<Row>('SELECT count FROM carmarket_counters WHERE kind = $1 AND time_window = $2 AND who = $3', [kind, window, who]),
+      this.pool.query<Row>('SELECT count FROM carmarket_counters WHERE kind = $1 AND time_window = $2 AND who = $3', [
+        kind,
+        window,
+        who,
+      ]),
     )
     return result.rows[0] === undefined ? 0 : whole(result.rows[0], 'count')
   }
@@ -44,7 +55,13 @@ export class PgCounters implements Counters {
    * the statement decides on the server: a count for a client already gone is not made,
    * even when the limit would have refused it.
    */
-  async countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = alwaysWanted): Promise<Counted> {
+  async countUpTo(
+    kind: CounterKind,
+    window: number,
+    who: string,
+    limit: number,
+    wanted: () => boolean = alwaysWanted,
+  ): Promise<Counted> {
     const client = await this.calls.read(() => this.pool.connect())
     let broken = false
     let result: pg.QueryResult<Row>
@@ -52,7 +69,8 @@ export class PgCounters implements Counters {
       if (!wanted()) return 'unwanted'
       result = await this.calls.write(() =>
         client.query<Row>(
-          // The first count of a window is inserted only under a limit of at least one; a later one adds only below the limit.
+          // The first count of a window is inserted only under a limit of at least one; a later one adds only below the
+          // limit.
           `INSERT INTO carmarket_counters (kind, time_window, who, count) SELECT $1::text, $2::bigint, $3::text, 1 WHERE $4::integer >= 1
            ON CONFLICT (kind, time_window, who) DO UPDATE SET count = carmarket_counters.count + 1 WHERE carmarket_counters.count < $4
            RETURNING count`,
@@ -94,4 +112,3 @@ export class PgCounters implements Counters {
     return this.pool.end()
   }
 }
-

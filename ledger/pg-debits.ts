@@ -23,7 +23,8 @@ export interface Debit {
 
 const OUTCOMES = ['ok', 'insufficient_credits', 'disabled', 'unknown_account', 'not_wanted'] as const
 
-const CHARGE = 'SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge_batch_v2($1, $2, $3, $4, $5, $6, $7, $8) WITH ORDINALITY ORDER BY ordinality'
+const CHARGE =
+  'SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge_batch_v2($1, $2, $3, $4, $5, $6, $7, $8) WITH ORDINALITY ORDER BY ordinality'
 
 /**
  * Debits in batches (pg-batch.ts), each one call of carmarket_charge_batch_v2: one
@@ -84,7 +85,8 @@ export class PgDebits {
       sorted.map((d) => d.call.model),
       sorted.map((d) => d.call.year),
     ]
-    // A connection that fails fails the query, where that is handled; unheard, the client's error event would be thrown.
+    // A connection that fails fails the query, where that is handled; unheard, the client's error event would be
+    // thrown.
     client.on('error', ignore)
     const results: (ChargeResult | Promise<ChargeResult>)[] = []
     let rows: Row[]
@@ -101,7 +103,8 @@ export class PgDebits {
     client.release()
     this.committed()
     try {
-      if (rows.length !== debits.length) throw new Error(`carmarket_charge_batch_v2 answered ${rows.length} rows for ${debits.length} debits`)
+      if (rows.length !== debits.length)
+        throw new Error(`carmarket_charge_batch_v2 answered ${rows.length} rows for ${debits.length} debits`)
       rows.forEach((row, n) => (results[order[n]!] = resultOf(row, sorted[n]!)))
     } catch (error) {
       throw this.inDoubt(batch, wanted, error)
@@ -117,7 +120,11 @@ export class PgDebits {
   }
 
   /** The entry each debit of a batch that lost its answer got (undefined: not charged), in the batch's order. */
-  private async learn(batch: string, sorted: readonly Debit[], wanted: readonly boolean[]): Promise<(Entry | undefined)[]> {
+  private async learn(
+    batch: string,
+    sorted: readonly Debit[],
+    wanted: readonly boolean[],
+  ): Promise<(Entry | undefined)[]> {
     try {
       const rows = await this.calls.write(() => batchEntries(this.url, batch))
       if (rows.length > 0) this.committed()
@@ -174,7 +181,12 @@ function resultOf(row: Row, debit: Debit): ChargeResult {
  * another just like it (the same account, credits and call), never the charge of
  * another call, and every entry goes to one debit.
  */
-function entriesOf(batch: string, sorted: readonly Debit[], wanted: readonly boolean[], rows: readonly Row[]): (Entry | undefined)[] {
+function entriesOf(
+  batch: string,
+  sorted: readonly Debit[],
+  wanted: readonly boolean[],
+  rows: readonly Row[],
+): (Entry | undefined)[] {
   const byAccount = new Map<string, Entry[]>()
   for (const row of rows) {
     const account = text(row, 'account_id')
@@ -186,18 +198,26 @@ function entriesOf(batch: string, sorted: readonly Debit[], wanted: readonly boo
     const entries = byAccount.get(debit.accountId) ?? []
     return wanted[n] && entries[0] !== undefined && isChargeOf(entries[0], debit) ? entries.shift() : undefined
   })
-  if ([...byAccount.values()].some((left) => left.length > 0)) throw new Error(`batch ${batch} committed entries that none of its debits took`)
+  if ([...byAccount.values()].some((left) => left.length > 0))
+    throw new Error(`batch ${batch} committed entries that none of its debits took`)
   return matched
 }
 
 function isChargeOf(entry: Entry, debit: Debit): boolean {
   const { endpoint, make, model, year } = debit.call
-  return entry.credits === -debit.credits && entry.endpoint === endpoint && entry.make === make && entry.model === model && entry.year === year
+  return (
+    entry.credits === -debit.credits &&
+    entry.endpoint === endpoint &&
+    entry.make === make &&
+    entry.model === model &&
+    entry.year === year
+  )
 }
 
 /** A debit of a batch whose outcome was learned: charged, with its entry, or not. */
 function charged(entry: Entry | undefined): ChargeResult {
-  if (entry === undefined) throw new LedgerError('unavailable', 'the ledger lost the answer to this debit, then found it not charged')
+  if (entry === undefined)
+    throw new LedgerError('unavailable', 'the ledger lost the answer to this debit, then found it not charged')
   return { ok: true, balance: entry.balance_after, entry }
 }
 

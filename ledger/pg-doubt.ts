@@ -38,7 +38,11 @@ async function ask(url: string, batch: string, deadline: number): Promise<Row[]>
   const left = Math.max(1, deadline - Date.now())
   // Synchronous commit as the ledger's own connections: a batch found not committed is
   // void on disk before its debits are answered as not charged.
-  const client = new pg.Client({ ...connectionConfig(url, 'on'), connectionTimeoutMillis: left, statement_timeout: left })
+  const client = new pg.Client({
+    ...connectionConfig(url, 'on'),
+    connectionTimeoutMillis: left,
+    statement_timeout: left,
+  })
   // A connection lost while asking fails the connect or the query, where it is handled.
   client.on('error', ignore)
   try {

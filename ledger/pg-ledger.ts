@@ -9,9 +9,23 @@ import { PgHealth } from './pg-health.js'
 import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, oneOf, text, type Row } from './pg-rows.js'
 import { openMigrated } from './pg-schema.js'
 import { FAILED_CALL_ENTRIES_PER_DAY, alwaysWanted } from './types.js'
-import type { Account, AccountStatus, Call, ChargeResult, CodeCheck, DebitsInDoubt, Entry, Ledger, LedgerWrite, WriteHealth } from './types.js'
+import type {
+  Account,
+  AccountStatus,
+  Call,
+  ChargeResult,
+  CodeCheck,
+  DebitsInDoubt,
+  Entry,
+  Ledger,
+  LedgerWrite,
+  WriteHealth,
+} from './types.js'
 
-/** Connections per process: the batches of debits and of key look-ups in flight, and the reads and other writes beside them. */
+/**
+ * Connections per process: the batches of debits and of key look-ups in flight, and the reads and other writes beside
+ * them.
+ */
 const POOL_SIZE = 10
 const CODE_CHECKS: readonly CodeCheck[] = ['ok', 'wrong', 'expired', 'exhausted', 'none']
 
@@ -30,7 +44,15 @@ const CODE_CHECKS: readonly CodeCheck[] = ['ok', 'wrong', 'expired', 'exhausted'
  * parameter may: in what a call stores, it becomes U+FFFD.
  */
 export class PgLedger implements Ledger {
-  readonly commits: Record<LedgerWrite, number> = { account: 0, charge: 0, failed_call: 0, grant: 0, key: 0, status: 0, code: 0 }
+  readonly commits: Record<LedgerWrite, number> = {
+    account: 0,
+    charge: 0,
+    failed_call: 0,
+    grant: 0,
+    key: 0,
+    status: 0,
+    code: 0,
+  }
   private readonly debits: PgDebits
   /** Keys looked up together: every keyed request asks for one. */
   private readonly keys: Batches<string, Account | undefined>
@@ -63,14 +85,23 @@ export class PgLedger implements Ledger {
     await this.calls.write(() => this.pool.query('UPDATE carmarket_meta SET probed = clock_timestamp()'))
   }
 
-  async createAccount(email: string, credits: number, type: 'signup_bonus' | 'grant', reference: string | null, keyDelivered = true) {
+  async createAccount(
+    email: string,
+    credits: number,
+    type: 'signup_bonus' | 'grant',
+    reference: string | null,
+    keyDelivered = true,
+  ) {
     const parsed = parseEmail(email)
     if (!parsed.ok) throw new LedgerError('invalid_email', parsed.message)
-    if (!Number.isSafeInteger(credits) || credits < 0) throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 0')
+    if (!Number.isSafeInteger(credits) || credits < 0)
+      throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 0')
     const key = newKey()
     const id = `acc_${randomBytes(9).toString('base64url')}`
     // The account and its first entry in one statement; a mailbox that has an account already inserts nothing.
-    const rows = await this.write('account', `
+    const rows = await this.write(
+      'account',
+      `
       WITH account AS (
         INSERT INTO carmarket_accounts (id, email, mailbox, status, balance, granted, used, created, key_hash, key_prefix, key_delivered, entries)
         VALUES ($1, $2, $3, 'active', $4, $4, 0, clock_timestamp(), $5, $6, $7, 1)
@@ -81,7 +112,17 @@ export class PgLedger implements Ledger {
         SELECT id, 0, id || '-0', created, $8, $4, $4, 'success', $9 FROM account
       )
       SELECT ${ACCOUNT_COLUMNS} FROM account`,
-      [id, parsed.address, parsed.mailbox, credits, keyHash(key), keyPrefix(key), keyDelivered, type, storable(reference)],
+      [
+        id,
+        parsed.address,
+        parsed.mailbox,
+        credits,
+        keyHash(key),
+        keyPrefix(key),
+        keyDelivered,
+        type,
+        storable(reference),
+      ],
     )
     const row = rows[0]
     if (row === undefined) throw new LedgerError('email_taken', `an account for ${parsed.address} exists already`)
@@ -94,7 +135,10 @@ export class PgLedger implements Ledger {
 
   /** The accounts whose current keys have these hashes, in their order (undefined for a hash no account has). */
   private async accountsByKeyHash(hashes: readonly string[]): Promise<(Account | undefined)[]> {
-    const found = await this.pool.query<Row>(`SELECT key_hash, ${ACCOUNT_COLUMNS} FROM carmarket_accounts WHERE key_hash = ANY($1)`, [[...new Set(hashes)]])
+    const found = await this.pool.query<Row>(
+      `SELECT key_hash, ${ACCOUNT_COLUMNS} FROM carmarket_accounts WHERE key_hash = ANY($1)`,
+      [[...new Set(hashes)]],
+    )
     const byHash = new Map(found.rows.map((row) => [text(row, 'key_hash'), accountOf(row)]))
     return hashes.map((hash) => byHash.get(hash))
   }
@@ -131,8 +175,11 @@ export class PgLedger implements Ledger {
   }
 
   async grant(accountId: string, credits: number, reference: string): Promise<Entry> {
-    if (!Number.isSafeInteger(credits) || credits <= 0) throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 1')
-    const rows = await this.write('grant', `
+    if (!Number.isSafeInteger(credits) || credits <= 0)
+      throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 1')
+    const rows = await this.write(
+      'grant',
+      `
       WITH account AS (
         UPDATE carmarket_accounts SET balance = balance + $2, granted = granted + $2, entries = entries + 1
         WHERE id = $1
@@ -149,7 +196,11 @@ export class PgLedger implements Ledger {
 
   async issueKey(accountId: string, delivered = true): Promise<string> {
     const key = newKey()
-    await this.update('key', accountId, 'key_hash = $2, key_prefix = $3, key_delivered = $4', [keyHash(key), keyPrefix(key), delivered])
+    await this.update('key', accountId, 'key_hash = $2, key_prefix = $3, key_delivered = $4', [
+      keyHash(key),
+      keyPrefix(key),
+      delivered,
+    ])
     return key
   }
 
@@ -162,8 +213,17 @@ export class PgLedger implements Ledger {
   }
 
   /** Changes an account in one statement; `unknown_account` when there is none. */
-  private async update(kind: LedgerWrite, accountId: string, assignments: string, values: readonly unknown[]): Promise<Account> {
-    const rows = await this.write(kind, `UPDATE carmarket_accounts SET ${assignments} WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`, [accountId, ...values])
+  private async update(
+    kind: LedgerWrite,
+    accountId: string,
+    assignments: string,
+    values: readonly unknown[],
+  ): Promise<Account> {
+    const rows = await this.write(
+      kind,
+      `UPDATE carmarket_accounts SET ${assignments} WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
+      [accountId, ...values],
+    )
     if (rows[0] === undefined) throw new LedgerError('unknown_account', `no account ${accountId}`)
     return accountOf(rows[0])
   }
@@ -178,7 +238,12 @@ export class PgLedger implements Ledger {
   }
 
   async checkCode(mailbox: string, codeHash: string, now: number, maxAttempts: number): Promise<CodeCheck> {
-    const rows = await this.write('code', 'SELECT carmarket_check_code($1, $2, $3, $4) AS checked', [mailbox, codeHash, now, maxAttempts])
+    const rows = await this.write('code', 'SELECT carmarket_check_code($1, $2, $3, $4) AS checked', [
+      mailbox,
+      codeHash,
+      now,
+      maxAttempts,
+    ])
     return oneOf(rows[0] ?? {}, 'checked', CODE_CHECKS)
   }
 
@@ -190,7 +255,10 @@ export class PgLedger implements Ledger {
   }
 
   async entries(accountId: string, limit: number): Promise<Entry[]> {
-    const rows = await this.read(`SELECT ${ENTRY_COLUMNS} FROM carmarket_entries WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, [accountId, limit])
+    const rows = await this.read(
+      `SELECT ${ENTRY_COLUMNS} FROM carmarket_entries WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`,
+      [accountId, limit],
+    )
     return rows.map(entryOf)
   }
 
@@ -209,7 +277,6 @@ export class PgLedger implements Ledger {
     return (await this.calls.read(() => this.pool.query<Row>(text, [...values]))).rows
   }
 }
-
 
 /** Text as PostgreSQL can keep it: U+0000 is the one character its text cannot hold. */
 function storable(text: string): string

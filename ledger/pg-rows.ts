@@ -11,7 +11,8 @@ export type Row = Readonly<Record<string, unknown>>
 /** The columns of carmarket_accounts an Account is read from. */
 export const ACCOUNT_COLUMNS = 'id, email, status, balance, granted, used, created, key_prefix, entries, key_delivered'
 /** The columns of carmarket_entries an Entry is read from. */
-export const ENTRY_COLUMNS = 'id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count'
+export const ENTRY_COLUMNS =
+  'id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count'
 
 const ACCOUNT_STATUSES: readonly AccountStatus[] = ['active', 'disabled']
 const ENTRY_TYPES: readonly EntryType[] = ['signup_bonus', 'grant', 'charge', 'failed_call']

@@ -297,7 +297,11 @@ export interface Migrated {
 export async function migrate(url: string): Promise<Migrated> {
   const calls = new PgHealth(`the ledger at ${shownUrl(url)}`)
   // Migrations may wait for each other's lock and take long on a large ledger: no statement timeout.
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, application_name: 'carmarket migrate' })
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5_000,
+    application_name: 'carmarket migrate',
+  })
   client.on('error', (error) => calls.failed(error.message))
   await calls.write(() => client.connect())
   try {
@@ -343,11 +347,15 @@ async function apply(client: pg.Client, url: string, migration: Migration): Prom
  */
 export async function requireSchema(pool: pg.Pool, url: string): Promise<void> {
   const present = await pool.query<Row>(`SELECT to_regclass('carmarket_schema') IS NOT NULL AS present`)
-  if (present.rows[0]?.present !== true) throw new LedgerError('schema', `the database at ${shownUrl(url)} holds no carmarket ledger: ${MIGRATE_HINT}`)
+  if (present.rows[0]?.present !== true)
+    throw new LedgerError('schema', `the database at ${shownUrl(url)} holds no carmarket ledger: ${MIGRATE_HINT}`)
   const found = versionOf(await pool.query<Row>('SELECT version FROM carmarket_schema'))
   if (found > SCHEMA_VERSION) throw newerSchema(url, found)
   if (found < SCHEMA_VERSION) {
-    throw new LedgerError('schema', `the ledger at ${shownUrl(url)} is at schema version ${found}, older than this carmarket's ${SCHEMA_VERSION}: ${MIGRATE_HINT}`)
+    throw new LedgerError(
+      'schema',
+      `the ledger at ${shownUrl(url)} is at schema version ${found}, older than this carmarket's ${SCHEMA_VERSION}: ${MIGRATE_HINT}`,
+    )
   }
 }
 
@@ -357,7 +365,10 @@ function versionOf(result: pg.QueryResult<Row>): number {
 }
 
 function newerSchema(url: string, found: number): LedgerError {
-  return new LedgerError('schema', `the ledger at ${shownUrl(url)} is at schema version ${found}, newer than this carmarket's ${SCHEMA_VERSION}: run the carmarket that migrated it, or a newer one`)
+  return new LedgerError(
+    'schema',
+    `the ledger at ${shownUrl(url)} is at schema version ${found}, newer than this carmarket's ${SCHEMA_VERSION}: run the carmarket that migrated it, or a newer one`,
+  )
 }
 
 /**
@@ -365,7 +376,11 @@ function newerSchema(url: string, found: number): LedgerError {
  * with the health its calls are watched by, once the database is found at this code's
  * schema; refused (LedgerError `schema`), and the pool closed, otherwise.
  */
-export async function openMigrated(url: string, what: string, settings: Omit<PoolSettings, 'onIdleError'>): Promise<{ readonly pool: pg.Pool; readonly calls: PgHealth }> {
+export async function openMigrated(
+  url: string,
+  what: string,
+  settings: Omit<PoolSettings, 'onIdleError'>,
+): Promise<{ readonly pool: pg.Pool; readonly calls: PgHealth }> {
   const calls = new PgHealth(`${what} at ${shownUrl(url)}`)
   const pool = openPool(url, { ...settings, onIdleError: (error) => calls.failed(error.message) })
   try {

@@ -16,5 +16,6 @@ export function privateDir(dir: string): string {
 
 /** Makes every file in `dir` 0600 (run after an engine has created its files there). */
 export function privateFiles(dir: string): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile()) chmodSync(join(dir, entry.name), 0o600)
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    if (entry.isFile()) chmodSync(join(dir, entry.name), 0o600)
 }

@@ -14,7 +14,14 @@ import {
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { unavailable } from './ledger-error.js'
-import { COUNTER_WINDOW_MS, type Counted, type CounterKind, type Counters, type WriteHealth, alwaysWanted } from './types.js'
+import {
+  COUNTER_WINDOW_MS,
+  type Counted,
+  type CounterKind,
+  type Counters,
+  type WriteHealth,
+  alwaysWanted,
+} from './types.js'
 import { WriteFailures } from './write-failures.js'
 
 /** The key prefix when the URL names none. */
@@ -118,7 +125,10 @@ function isUnavailable(error: unknown): error is Error {
   )
 }
 
-/** What an operator is told of a failure; a refused connection to several addresses is an AggregateError without a message. */
+/**
+ * What an operator is told of a failure; a refused connection to several addresses is an AggregateError without a
+ * message.
+ */
 function describe(error: Error): string {
   if (error.message !== '') return error.message
   const code = (error as NodeJS.ErrnoException).code
@@ -159,7 +169,10 @@ export class RedisCounters implements Counters {
     // The client reports every failed connection attempt here; without a listener an
     // EventEmitter error would end the process.
     client.on('error', (error: Error) => this.failures.failed(`Redis: ${describe(error)}`))
-    this.started = Promise.race([once(client, 'ready').catch(() => {}), delay(COMMAND_TIMEOUT_MS, undefined, { ref: false })])
+    this.started = Promise.race([
+      once(client, 'ready').catch(() => {}),
+      delay(COMMAND_TIMEOUT_MS, undefined, { ref: false }),
+    ])
     // It keeps trying until closed: it settles only then, and its failures are reported above.
     client.connect().catch(() => {})
   }
@@ -170,7 +183,8 @@ export class RedisCounters implements Counters {
    */
   static open(location: string): RedisCounters {
     const url = new URL(location)
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError('the counters take a redis:// or rediss:// URL')
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+      throw new TypeError('the counters take a redis:// or rediss:// URL')
     const prefix = url.searchParams.get('prefix') ?? DEFAULT_PREFIX
     url.searchParams.delete('prefix')
     return new RedisCounters(connect(url.toString()), prefix)
@@ -185,7 +199,13 @@ export class RedisCounters implements Counters {
     return value === null ? 0 : Number(value)
   }
 
-  countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted: () => boolean = alwaysWanted): Promise<Counted> {
+  countUpTo(
+    kind: CounterKind,
+    window: number,
+    who: string,
+    limit: number,
+    wanted: () => boolean = alwaysWanted,
+  ): Promise<Counted> {
     return this.send(async (): Promise<Counted> => {
       if (!wanted()) return 'unwanted'
       const count = await this.client.countUpTo(this.key(kind, window, who), limit, this.ttl(kind, window))
@@ -227,7 +247,9 @@ export class RedisCounters implements Counters {
    */
   private async send<T>(command: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new NoAnswer()), COMMAND_TIMEOUT_MS)))
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new NoAnswer()), COMMAND_TIMEOUT_MS)),
+    )
     try {
       await Promise.race([this.started, late])
       if (this.pending >= PENDING_COMMANDS) throw new TooManyPending()
@@ -236,11 +258,14 @@ export class RedisCounters implements Counters {
     } catch (error) {
       if (!isUnavailable(error)) throw error
       // While disconnected, what the connection last met says more than that the client is offline.
-      this.failures.failed(error instanceof ClientOfflineError && this.failures.reason !== undefined ? this.failures.reason : `Redis: ${describe(error)}`)
+      this.failures.failed(
+        error instanceof ClientOfflineError && this.failures.reason !== undefined
+          ? this.failures.reason
+          : `Redis: ${describe(error)}`,
+      )
       throw unavailable('the counters')
     } finally {
       clearTimeout(timer)
     }
   }
 }
-

@@ -66,7 +66,11 @@ export interface Call {
 
 export type ChargeResult =
   | { readonly ok: true; readonly balance: number; readonly entry: Entry }
-  | { readonly ok: false; readonly reason: 'insufficient_credits' | 'disabled' | 'unknown_account' | 'not_wanted'; readonly balance: number }
+  | {
+      readonly ok: false
+      readonly reason: 'insufficient_credits' | 'disabled' | 'unknown_account' | 'not_wanted'
+      readonly balance: number
+    }
 
 export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'exhausted' | 'none'
 
@@ -102,7 +106,10 @@ export interface Ledger {
   readonly commits: Readonly<Record<LedgerWrite, number>>
   /** Whether writes are committing (after a failure, until one commits again). */
   readonly health: WriteHealth
-  /** A write of nothing but itself, to learn whether writes commit and the storage has room for more; rejects as `unavailable` when not. */
+  /**
+   * A write of nothing but itself, to learn whether writes commit and the storage has room for more; rejects as
+   * `unavailable` when not.
+   */
   probe(): Promise<void>
   /**
    * Opens an account with `credits` (a signup bonus or a first grant) and its first key;
@@ -206,7 +213,10 @@ export function secondsLeft(kind: CounterKind, time: number): number {
   return Math.ceil(((windowOf(kind, time) + 1) * COUNTER_WINDOW_MS[kind] - time) / 1000)
 }
 
-/** What counting one more came to: the new count, or nothing counted because the limit was reached or the count was no longer wanted. */
+/**
+ * What counting one more came to: the new count, or nothing counted because the limit was reached or the count was no
+ * longer wanted.
+ */
 export type Counted = number | 'limit' | 'unwanted'
 
 /**
@@ -228,7 +238,10 @@ export interface Counters {
    * delivered is not made.
    */
   countUpTo(kind: CounterKind, window: number, who: string, limit: number, wanted?: () => boolean): Promise<Counted>
-  /** Drops the counts of windows that had passed by `now` (an engine whose counts expire by themselves has nothing to do). */
+  /**
+   * Drops the counts of windows that had passed by `now` (an engine whose counts expire by themselves has nothing to
+   * do).
+   */
   sweep(now: number): Promise<void>
   close(): Promise<void>
 }

@@ -19,7 +19,9 @@ export function httpCaller(baseUrl: string, key: string | undefined, timeoutMs: 
     } catch (error) {
       if (!isNetworkError(error)) throw error
       const reason = error.message.includes(error.code) ? error.message : `${error.message}, ${error.code}`
-      return { unreachable: `The carmarket API at ${base} could not be reached (${reason}). Check that it runs there (--base-url, CARMARKET_BASE_URL) and retry.` }
+      return {
+        unreachable: `The carmarket API at ${base} could not be reached (${reason}). Check that it runs there (--base-url, CARMARKET_BASE_URL) and retry.`,
+      }
     }
   }
 }

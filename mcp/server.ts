@@ -37,7 +37,10 @@ export function mcpServer(toolset: Toolset, call: Caller, keyed: boolean): Serve
     const definition = byName.get(name)
     if (definition === undefined) {
       const needsKey = toolset.tools.some((t) => t.tool.name === name)
-      throw new McpError(ErrorCode.InvalidParams, needsKey ? `The tool ${name} needs an API key.` : `No tool ${JSON.stringify(name.slice(0, 100))}.`)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        needsKey ? `The tool ${name} needs an API key.` : `No tool ${JSON.stringify(name.slice(0, 100))}.`,
+      )
     }
     return toolResult(await call(definition.path, queryString(request.params.arguments ?? {})))
   })

@@ -18,7 +18,12 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   // The API bounds `year` by its snapshot, unknown here: this is the bound the runtime
   // uses without one. Either way the API checks the year itself.
   const document = openApiDocument(latestYear(new Date().getUTCFullYear()), options.baseUrl)
-  const server = mcpServer(toolset(document), httpCaller(options.baseUrl, options.key, options.timeoutMs), options.key !== undefined)
-  server.onerror = (error) => process.stderr.write(`${JSON.stringify({ level: 'error', message: 'MCP protocol error', error: String(error) })}\n`)
+  const server = mcpServer(
+    toolset(document),
+    httpCaller(options.baseUrl, options.key, options.timeoutMs),
+    options.key !== undefined,
+  )
+  server.onerror = (error) =>
+    process.stderr.write(`${JSON.stringify({ level: 'error', message: 'MCP protocol error', error: String(error) })}\n`)
   await server.connect(new StdioServerTransport())
 }

@@ -4,7 +4,9 @@ import { isJsonObject, type JsonObject } from './json.js'
 /** What the API answered (its HTTP status and its envelope), or why it could not be asked. */
 export type Answer = { readonly status: number; readonly body: string } | { readonly unreachable: string }
 
-/** Calls an API operation by its path with a query string, as the one caller it was made for (with its key, or none). */
+/**
+ * Calls an API operation by its path with a query string, as the one caller it was made for (with its key, or none).
+ */
 export type Caller = (path: string, query: string) => Promise<Answer>
 
 /**
@@ -14,11 +16,15 @@ export type Caller = (path: string, query: string) => Promise<Answer>
  */
 export function queryString(args: Readonly<Record<string, unknown>>): string {
   return Object.entries(args)
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`)
+    .map(
+      ([name, value]) =>
+        `${encodeURIComponent(name)}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`,
+    )
     .join('&')
 }
 
-type Envelope = { readonly status: 'success'; readonly data: JsonObject } | { readonly status: 'error'; readonly error: JsonObject }
+type Envelope =
+  { readonly status: 'success'; readonly data: JsonObject } | { readonly status: 'error'; readonly error: JsonObject }
 
 function envelope(body: string): Envelope | undefined {
   let value: unknown
@@ -29,7 +35,8 @@ function envelope(body: string): Envelope | undefined {
   }
   if (!isJsonObject(value)) return undefined
   if (value.status === 'success' && isJsonObject(value.data)) return { status: 'success', data: value.data }
-  if (value.status === 'error' && isJsonObject(value.error) && typeof value.error.code === 'string') return { status: 'error', error: value.error }
+  if (value.status === 'error' && isJsonObject(value.error) && typeof value.error.code === 'string')
+    return { status: 'error', error: value.error }
   return undefined
 }
 
@@ -45,7 +52,12 @@ function failure(message: string): CallToolResult {
 export function toolResult(answer: Answer): CallToolResult {
   if ('unreachable' in answer) return failure(answer.unreachable)
   const parsed = envelope(answer.body)
-  if (parsed === undefined) return failure(`The API answered with HTTP status ${answer.status} and a body that is not its JSON envelope.`)
+  if (parsed === undefined)
+    return failure(`The API answered with HTTP status ${answer.status} and a body that is not its JSON envelope.`)
   const content = parsed.status === 'success' ? parsed.data : parsed.error
-  return { isError: parsed.status === 'error', content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content }
+  return {
+    isError: parsed.status === 'error',
+    content: [{ type: 'text', text: JSON.stringify(content) }],
+    structuredContent: content,
+  }
 }

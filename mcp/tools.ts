@@ -38,7 +38,13 @@ interface Parameter {
 }
 
 function isParameter(value: unknown): value is Parameter {
-  return isJsonObject(value) && typeof value.name === 'string' && typeof value.required === 'boolean' && typeof value.description === 'string' && isJsonObject(value.schema)
+  return (
+    isJsonObject(value) &&
+    typeof value.name === 'string' &&
+    typeof value.required === 'boolean' &&
+    typeof value.description === 'string' &&
+    isJsonObject(value.schema)
+  )
 }
 
 /** The object at `keys` in the document; the document is built by this code, so a missing one is a bug. */
@@ -48,11 +54,14 @@ function at(value: unknown, ...keys: string[]): JsonObject {
   return found
 }
 
-/** A schema with its references to the document's components replaced by what they name: a tool's schema stands alone. */
+/**
+ * A schema with its references to the document's components replaced by what they name: a tool's schema stands alone.
+ */
 function inline(schema: unknown, components: JsonObject): unknown {
   if (Array.isArray(schema)) return schema.map((item) => inline(item, components))
   if (!isJsonObject(schema)) return schema
-  if (typeof schema.$ref === 'string') return inline(at(components, schema.$ref.replace('#/components/schemas/', '')), components)
+  if (typeof schema.$ref === 'string')
+    return inline(at(components, schema.$ref.replace('#/components/schemas/', '')), components)
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value, components)]))
 }
 
@@ -61,7 +70,10 @@ function inputSchema(parameters: readonly Parameter[]): Tool['inputSchema'] {
   return {
     type: 'object',
     properties: Object.fromEntries(
-      parameters.map((p) => [p.name, { ...p.schema, description: p.description, ...(p.example === undefined ? {} : { examples: [p.example] }) }]),
+      parameters.map((p) => [
+        p.name,
+        { ...p.schema, description: p.description, ...(p.example === undefined ? {} : { examples: [p.example] }) },
+      ]),
     ),
     required: parameters.filter((p) => p.required).map((p) => p.name),
     additionalProperties: false,
@@ -74,13 +86,18 @@ export function toolset(document: JsonObject): Toolset {
   // A failed call's structured result is the envelope's error object, and the SDK's client
   // checks structured results against the output schema whether or not they are errors.
   const error = inline(at(components, 'Error', 'properties', 'error'), components)
-  const anonymous = (requirements: unknown) => Array.isArray(requirements) && requirements.some((r) => isJsonObject(r) && Object.keys(r).length === 0)
+  const anonymous = (requirements: unknown) =>
+    Array.isArray(requirements) && requirements.some((r) => isJsonObject(r) && Object.keys(r).length === 0)
   const tools = Object.entries(TOOL_PATHS).map(([name, path]): ToolDefinition => {
     const operation = at(document, 'paths', path, 'get')
     const parameters: unknown = operation.parameters ?? []
-    if (!Array.isArray(parameters) || !parameters.every(isParameter)) throw new Error(`the OpenAPI document's parameters of ${path} are not as expected`)
+    if (!Array.isArray(parameters) || !parameters.every(isParameter))
+      throw new Error(`the OpenAPI document's parameters of ${path} are not as expected`)
     const summary = String(operation.summary)
-    const data = inline(at(operation, 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'data'), components)
+    const data = inline(
+      at(operation, 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'data'),
+      components,
+    )
     return {
       tool: {
         name,

@@ -13,7 +13,10 @@ import { UNKNOWN } from '../format/vocabulary.js'
 type Row = Pick<Variant, 'selector' | 'sample_size' | 'items'>
 type Check = (members: unknown, variant: Row) => string | undefined
 
-/** What is wrong with a stored answer (bytes of `operation`), or undefined when each of its variants is as a build writes it. */
+/**
+ * What is wrong with a stored answer (bytes of `operation`), or undefined when each of its variants is as a build
+ * writes it.
+ */
 export function answerProblem(stored: StoredAnswer, bytes: Buffer, operation: Operation): string | undefined {
   if (!stored.reset(bytes)) return 'its table of variants is cut short'
   if (stored.count === 0) return 'it has no variants'
@@ -51,8 +54,10 @@ function valuation(members: unknown, variant: Row): string | undefined {
   if (!(figures.p25 <= figures.median && figures.median <= figures.p75)) {
     return `p25 ${figures.p25}, median ${figures.median}, p75 ${figures.p75} are out of order`
   }
-  if (members.sample_size !== variant.sample_size) return `sample_size ${String(members.sample_size)}, its table ${variant.sample_size}`
-  if (variant.selector !== ALL && variant.sample_size < MIN_LISTINGS) return `figures from ${variant.sample_size} listings, fewer than ${MIN_LISTINGS}`
+  if (members.sample_size !== variant.sample_size)
+    return `sample_size ${String(members.sample_size)}, its table ${variant.sample_size}`
+  if (variant.selector !== ALL && variant.sample_size < MIN_LISTINGS)
+    return `figures from ${variant.sample_size} listings, fewer than ${MIN_LISTINGS}`
   return undefined
 }
 
@@ -60,25 +65,37 @@ function valuation(members: unknown, variant: Row): string | undefined {
 function priceHistory(members: unknown, variant: Row): string | undefined {
   if (!Array.isArray(members)) return 'not a list of points'
   if (variant.selector < 1 || variant.selector > HISTORY_MONTHS) return `a history of ${variant.selector} months`
-  if (members.length !== variant.items || members.length > variant.selector) return `${members.length} points, its table ${variant.items}`
+  if (members.length !== variant.items || members.length > variant.selector)
+    return `${members.length} points, its table ${variant.items}`
   let listings = 0
   let previous = ''
   for (const point of members) {
-    if (!isObject(point) || typeof point.month !== 'string' || !/^\d{4}-\d{2}$/.test(point.month)) return 'a point without a month'
+    if (!isObject(point) || typeof point.month !== 'string' || !/^\d{4}-\d{2}$/.test(point.month))
+      return 'a point without a month'
     if (point.month <= previous) return `month ${point.month} after ${previous}`
     if (!isPrice(point.avg_price)) return `${point.month}: avg_price is not a positive price`
-    if (!isCount(point.sample_size) || point.sample_size === 0) return `${point.month}: sample_size is not a positive count`
+    if (!isCount(point.sample_size) || point.sample_size === 0)
+      return `${point.month}: sample_size is not a positive count`
     listings += point.sample_size
     previous = point.month
   }
-  return listings === variant.sample_size ? undefined : `${listings} listings in its points, its table ${variant.sample_size}`
+  return listings === variant.sample_size
+    ? undefined
+    : `${listings} listings in its points, its table ${variant.sample_size}`
 }
 
 function liquidity(members: unknown, variant: Row): string | undefined {
   if (!isObject(members)) return 'not an object'
-  const { estimated_days_on_market: estimate, observed_listing_span: span, active_listings: active, sample_size: closed } = members
-  if (!isCount(estimate) || !isCount(span) || !isCount(active) || !isCount(closed)) return 'a figure that is not a count'
-  if (estimate !== span + DETECTION_DELAY_DAYS) return `estimated_days_on_market ${estimate} is not observed_listing_span ${span} + ${DETECTION_DELAY_DAYS}`
+  const {
+    estimated_days_on_market: estimate,
+    observed_listing_span: span,
+    active_listings: active,
+    sample_size: closed,
+  } = members
+  if (!isCount(estimate) || !isCount(span) || !isCount(active) || !isCount(closed))
+    return 'a figure that is not a count'
+  if (estimate !== span + DETECTION_DELAY_DAYS)
+    return `estimated_days_on_market ${estimate} is not observed_listing_span ${span} + ${DETECTION_DELAY_DAYS}`
   return closed === variant.sample_size ? undefined : `sample_size ${closed}, its table ${variant.sample_size}`
 }
 
@@ -91,9 +108,12 @@ function valuationFactors(members: unknown, variant: Row): string | undefined {
   for (const factor of members.factors) {
     if (!isObject(factor) || typeof factor.dimension !== 'string') return 'a factor without a dimension'
     const { baseline, comparison, price_diff_percent: diff } = factor
-    if (!isSide(baseline) || !isSide(comparison)) return `${factor.dimension}: a side without a positive avg_price or with fewer than ${MIN_LISTINGS} listings`
-    if (baseline.sample_size + comparison.sample_size > variant.sample_size) return `${factor.dimension}: its sides hold more listings than the key`
-    if (!isPercent(diff) || !signAgrees(diff, comparison.avg_price, baseline.avg_price)) return `${factor.dimension}: price_diff_percent ${String(diff)} disagrees with its averages`
+    if (!isSide(baseline) || !isSide(comparison))
+      return `${factor.dimension}: a side without a positive avg_price or with fewer than ${MIN_LISTINGS} listings`
+    if (baseline.sample_size + comparison.sample_size > variant.sample_size)
+      return `${factor.dimension}: its sides hold more listings than the key`
+    if (!isPercent(diff) || !signAgrees(diff, comparison.avg_price, baseline.avg_price))
+      return `${factor.dimension}: price_diff_percent ${String(diff)} disagrees with its averages`
   }
   return undefined
 }
@@ -104,7 +124,10 @@ function regional(members: unknown, variant: Row): string | undefined {
   const { national_average: national, total_sample_size: total, regions } = members
   if (total !== variant.sample_size) return `total_sample_size ${String(total)}, its table ${variant.sample_size}`
   if (regions.length !== variant.items) return `${regions.length} regions, its table ${variant.items}`
-  if (regions.length === 0) return national === 0 && total === 0 ? undefined : `national_average ${String(national)} and total_sample_size ${String(total)} without regions`
+  if (regions.length === 0)
+    return national === 0 && total === 0
+      ? undefined
+      : `national_average ${String(national)} and total_sample_size ${String(total)} without regions`
   if (!isPrice(national)) return 'national_average is not a positive price'
   let listings = 0
   let lowest = Infinity
@@ -112,14 +135,18 @@ function regional(members: unknown, variant: Row): string | undefined {
   for (const region of regions) {
     if (!isObject(region) || typeof region.region !== 'string') return 'a region without a name'
     const { avg_price: average, sample_size: size, vs_national_pct: pct } = region
-    if (!isPrice(average) || !isCount(size) || size === 0) return `${region.region}: no positive avg_price and sample_size`
-    if (!isPercent(pct) || !signAgrees(pct, average, national)) return `${region.region}: vs_national_pct ${String(pct)} disagrees with its average`
+    if (!isPrice(average) || !isCount(size) || size === 0)
+      return `${region.region}: no positive avg_price and sample_size`
+    if (!isPercent(pct) || !signAgrees(pct, average, national))
+      return `${region.region}: vs_national_pct ${String(pct)} disagrees with its average`
     listings += size
     lowest = Math.min(lowest, average)
     highest = Math.max(highest, average)
   }
   if (listings !== total) return `${listings} listings in its regions, total_sample_size ${total}`
-  return national >= lowest && national <= highest ? undefined : `national_average ${national} outside its regions' averages`
+  return national >= lowest && national <= highest
+    ? undefined
+    : `national_average ${national} outside its regions' averages`
 }
 
 const CHECKS: Readonly<Record<Operation, Check>> = {

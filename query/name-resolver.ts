@@ -73,13 +73,17 @@ export class NameResolver {
     const makeMatch = this.lookup(make, this.exact, this.normalized, this.aliases, this.fuzzy)
     if (makeMatch === undefined) {
       throw new ApiError('INSUFFICIENT_DATA', `No make in the data matches "${make}".`, {
-        suggestions: suggest(normalize(make), this.fuzzy.map((f) => f.value.entry.name)),
+        suggestions: suggest(
+          normalize(make),
+          this.fuzzy.map((f) => f.value.entry.name),
+        ),
       })
     }
     const tables = makeMatch.value
     const makes = [tables.entry.name]
     const modelMatch = this.lookup(model, tables.exact, tables.normalized, tables.aliases, undefined)
-    if (modelMatch !== undefined) return this.modelResolution(tables, modelMatch.value, weakest(makeMatch.match, modelMatch.match))
+    if (modelMatch !== undefined)
+      return this.modelResolution(tables, modelMatch.value, weakest(makeMatch.match, modelMatch.match))
     const family = tables.families.get(normalize(model))
     if (family !== undefined) {
       const target: Target =
@@ -91,7 +95,10 @@ export class NameResolver {
     const fuzzy = nearest(normalize(model), tables.fuzzy)
     if (fuzzy !== undefined) return this.modelResolution(tables, fuzzy, 'fuzzy')
     throw new ApiError('INSUFFICIENT_DATA', `No ${tables.entry.name} model in the data matches "${model}".`, {
-      suggestions: suggest(normalize(model), [...tables.entry.models.map((m) => m.name), ...tables.entry.families.map((f) => f.name)]),
+      suggestions: suggest(normalize(model), [
+        ...tables.entry.models.map((m) => m.name),
+        ...tables.entry.families.map((f) => f.name),
+      ]),
     })
   }
 

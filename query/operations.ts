@@ -13,8 +13,13 @@ import { OPERATION_CREDITS } from './prices.js'
 import type { Snapshot } from './snapshot.js'
 
 /** What each market operation takes (interface spec, "Endpoints") and costs (prices.ts). */
-export const OPERATION_SPECS: Readonly<Record<Operation, { readonly parameters: readonly string[]; readonly credits: number }>> = {
-  valuation: { parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'], credits: OPERATION_CREDITS.valuation },
+export const OPERATION_SPECS: Readonly<
+  Record<Operation, { readonly parameters: readonly string[]; readonly credits: number }>
+> = {
+  valuation: {
+    parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'],
+    credits: OPERATION_CREDITS.valuation,
+  },
   'price-history': { parameters: ['make', 'model', 'year', 'months'], credits: OPERATION_CREDITS['price-history'] },
   liquidity: { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS.liquidity },
   'valuation-factors': { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS['valuation-factors'] },

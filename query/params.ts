@@ -78,7 +78,8 @@ function name(get: ParamSource, parameter: 'make' | 'model'): string {
   if (typeof raw !== 'string') throw invalidParameter(parameter, `${parameter} must be a string, not ${kindOf(raw)}`)
   const value = raw.trim()
   if (value === '') throw invalidParameter(parameter, `${parameter} must not be empty`)
-  if (value.length > MAX_NAME_LENGTH) throw invalidParameter(parameter, `${parameter} must be at most ${MAX_NAME_LENGTH} characters`)
+  if (value.length > MAX_NAME_LENGTH)
+    throw invalidParameter(parameter, `${parameter} must be at most ${MAX_NAME_LENGTH} characters`)
   if (CONTROL.test(value)) throw invalidParameter(parameter, `${parameter} must not contain control characters`)
   return value
 }

@@ -87,9 +87,16 @@ export class Snapshot {
       const manifest = meta.get('manifest') as Manifest | undefined
       if (manifest === undefined) throw new SnapshotError('no_manifest', `${dir} holds no snapshot manifest`)
       if (manifest.schema_version !== SCHEMA_VERSION) {
-        throw new SnapshotError('schema_mismatch', `${dir} has snapshot schema ${manifest.schema_version}; this code reads schema ${SCHEMA_VERSION}`)
+        throw new SnapshotError(
+          'schema_mismatch',
+          `${dir} has snapshot schema ${manifest.schema_version}; this code reads schema ${SCHEMA_VERSION}`,
+        )
       }
-      if (manifest.build_id !== buildId) throw new SnapshotError('build_mismatch', `${join(dir, MANIFEST_FILE)} is of build ${buildId}, ${file} of build ${manifest.build_id}`)
+      if (manifest.build_id !== buildId)
+        throw new SnapshotError(
+          'build_mismatch',
+          `${join(dir, MANIFEST_FILE)} is of build ${buildId}, ${file} of build ${manifest.build_id}`,
+        )
       this.manifest = manifest
       this.maxYear = latestYear(Number(manifest.as_of.slice(0, 4)))
       this.names = new NameResolver(meta.get('names') as NameIndex)
@@ -109,12 +116,18 @@ export class Snapshot {
   static open(path: string): Snapshot {
     const dir = Snapshot.locate(path)
     if (dir === undefined) {
-      throw new SnapshotError('no_snapshot', `no snapshot at ${resolve(path)} (build one with: carmarket build --input FILE)`)
+      throw new SnapshotError(
+        'no_snapshot',
+        `no snapshot at ${resolve(path)} (build one with: carmarket build --input FILE)`,
+      )
     }
     return new Snapshot(dir)
   }
 
-  /** The folder `open` would open: `path` itself when it is a snapshot, else where its `current` points; undefined when neither. */
+  /**
+   * The folder `open` would open: `path` itself when it is a snapshot, else where its `current` points; undefined when
+   * neither.
+   */
   static locate(path: string): string | undefined {
     if (existsSync(join(path, SNAPSHOT_FILE))) return path
     try {
@@ -133,7 +146,11 @@ export class Snapshot {
   check(samples: number): void {
     const expected = this.manifest.counts.keys_written * OPERATIONS.length
     const count = this.answers.getStats() as { entryCount: number }
-    if (count.entryCount !== expected) throw new SnapshotError('answer_count', `${this.dir} holds ${count.entryCount} answers; its manifest promises ${expected}`)
+    if (count.entryCount !== expected)
+      throw new SnapshotError(
+        'answer_count',
+        `${this.dir} holds ${count.entryCount} answers; its manifest promises ${expected}`,
+      )
     const step = Math.max(1, Math.floor(expected / samples))
     let at = 0
     for (const key of this.answers.getKeys()) {
@@ -141,7 +158,11 @@ export class Snapshot {
       const [kind, make, name, year, operation] = key as AnswerKey
       const bytes = this.answers.getBinary(key)
       const problem = bytes === undefined ? 'it is missing' : answerProblem(this.stored, bytes, operation)
-      if (problem !== undefined) throw new SnapshotError('inconsistent_answer', `${this.dir} holds an unreadable or inconsistent ${operation} answer (${kind} ${make} ${name} ${year}): ${problem}`)
+      if (problem !== undefined)
+        throw new SnapshotError(
+          'inconsistent_answer',
+          `${this.dir} holds an unreadable or inconsistent ${operation} answer (${kind} ${make} ${name} ${year}): ${problem}`,
+        )
     }
   }
 
@@ -230,7 +251,13 @@ export class Snapshot {
     const resolution = this.find(params, 'price-history')
     const variant = this.stored.find(params.months)
     const listings = variant < 0 ? 0 : this.stored.sampleSize(variant)
-    if (listings < MIN_LISTINGS) throw insufficient(resolution, params.year, listings, `were first seen in the last ${params.months === 1 ? 'month' : `${params.months} months`}`)
+    if (listings < MIN_LISTINGS)
+      throw insufficient(
+        resolution,
+        params.year,
+        listings,
+        `were first seen in the last ${params.months === 1 ? 'month' : `${params.months} months`}`,
+      )
     return `${head(params, resolution)},"currency":"PLN","months_requested":${params.months},"trend":[${this.stored.text(variant)}]}`
   }
 
@@ -270,7 +297,8 @@ export class Snapshot {
   private find(params: VehicleParams, operation: Operation): Resolution {
     const resolution = this.names.resolve(params.make, params.model)
     const bytes = this.answers.getBinaryFast(answerKey(resolution.target, params.year, operation))
-    if (bytes !== undefined && !this.stored.reset(bytes)) throw new Error(`the snapshot's ${operation} answer for ${describe(resolution, params.year)} is unreadable`)
+    if (bytes !== undefined && !this.stored.reset(bytes))
+      throw new Error(`the snapshot's ${operation} answer for ${describe(resolution, params.year)} is unreadable`)
     if (bytes === undefined) {
       const years = resolution.years
       const range = years.length === 0 ? '' : ` (listings exist for ${years[0]}-${years[years.length - 1]})`

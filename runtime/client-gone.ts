@@ -38,5 +38,9 @@ export function reachable(socket: Socket): boolean {
 }
 
 function hasPeerName(handle: unknown): handle is { getpeername(out: object): number } {
-  return typeof handle === 'object' && handle !== null && typeof (handle as { getpeername?: unknown }).getpeername === 'function'
+  return (
+    typeof handle === 'object' &&
+    handle !== null &&
+    typeof (handle as { getpeername?: unknown }).getpeername === 'function'
+  )
 }

@@ -22,7 +22,15 @@ const MAX_CRASHES_PER_MINUTE = 10
  * SIGTERM and the like come from outside (an operator, the OOM killer): the worker is
  * replaced, but that is no loop to stop.
  */
-const CRASH_SIGNALS: ReadonlySet<string> = new Set(['SIGSEGV', 'SIGBUS', 'SIGABRT', 'SIGILL', 'SIGFPE', 'SIGSYS', 'SIGTRAP'])
+const CRASH_SIGNALS: ReadonlySet<string> = new Set([
+  'SIGSEGV',
+  'SIGBUS',
+  'SIGABRT',
+  'SIGILL',
+  'SIGFPE',
+  'SIGSYS',
+  'SIGTRAP',
+])
 /**
  * How long a worker that has left the cluster (its IPC channel closed) may take to end.
  * One that hangs while ending, with a ledger write of its own unfinished, would hold
@@ -81,8 +89,20 @@ export function runPrimary(count: number, onListening: (address: string, port: n
   const started = new Set<Worker>()
   let crashes: number[] = []
   let failure: StartFailure | undefined
-  /** /metrics requests being summed: the asking worker, its own id for the request, the counts so far and the workers not heard from. */
-  const gathers = new Map<number, { readonly from: Worker; readonly replyTo: number; readonly samples: MetricsSample[]; readonly waiting: Set<Worker>; readonly timer: NodeJS.Timeout }>()
+  /**
+   * /metrics requests being summed: the asking worker, its own id for the request, the counts so far and the workers
+   * not heard from.
+   */
+  const gathers = new Map<
+    number,
+    {
+      readonly from: Worker
+      readonly replyTo: number
+      readonly samples: MetricsSample[]
+      readonly waiting: Set<Worker>
+      readonly timer: NodeJS.Timeout
+    }
+  >()
   let nextGather = 0
 
   const live = () => [...started].filter((w) => w.isConnected())
@@ -90,7 +110,9 @@ export function runPrimary(count: number, onListening: (address: string, port: n
     const worker = cluster.fork()
     // A message to a worker that has just died fails (EPIPE); its exit is handled on its
     // own, and an 'error' nobody listens for would end the primary, and the service.
-    worker.on('error', (error) => logEvent('warn', 'a message to a worker was lost', { pid: worker.process.pid, reason: error.message }))
+    worker.on('error', (error) =>
+      logEvent('warn', 'a message to a worker was lost', { pid: worker.process.pid, reason: error.message }),
+    )
     started.add(worker)
   }
   const finish = (id: number) => {
@@ -98,7 +120,12 @@ export function runPrimary(count: number, onListening: (address: string, port: n
     if (gather === undefined) return
     gathers.delete(id)
     clearTimeout(gather.timer)
-    if (gather.from.isConnected()) gather.from.send({ carmarket: 'gathered', id: gather.replyTo, sample: mergeSamples(gather.samples) } satisfies Message)
+    if (gather.from.isConnected())
+      gather.from.send({
+        carmarket: 'gathered',
+        id: gather.replyTo,
+        sample: mergeSamples(gather.samples),
+      } satisfies Message)
   }
 
   /**
@@ -125,7 +152,13 @@ export function runPrimary(count: number, onListening: (address: string, port: n
       const id = nextGather++
       // A worker still starting cannot answer yet: waiting for it would stall /metrics.
       const workers = live().filter((w) => listening.has(w))
-      gathers.set(id, { from: worker, replyTo: message.id, samples: [], waiting: new Set(workers), timer: setTimeout(() => finish(id), GATHER_MS) })
+      gathers.set(id, {
+        from: worker,
+        replyTo: message.id,
+        samples: [],
+        waiting: new Set(workers),
+        timer: setTimeout(() => finish(id), GATHER_MS),
+      })
       for (const w of workers) w.send({ carmarket: 'sample?', id } satisfies Message)
     } else if (message.carmarket === 'failed') {
       failure ??= message.failure
@@ -143,7 +176,8 @@ export function runPrimary(count: number, onListening: (address: string, port: n
     const done = () => resolve(failure === undefined ? { code } : { code: failure.code, failure })
     const stop = () => {
       if (!stopping) {
-        if (failure === undefined) process.stderr.write('carmarket: stopping the workers (each finishes its requests in flight)\n')
+        if (failure === undefined)
+          process.stderr.write('carmarket: stopping the workers (each finishes its requests in flight)\n')
         // A worker that outlives its own drain is ended, so stopping is bounded.
         setTimeout(() => {
           for (const worker of started) worker.process.kill('SIGKILL')
@@ -170,7 +204,10 @@ export function runPrimary(count: number, onListening: (address: string, port: n
         // A worker that crashed before it listened failed to start (a bad option, the
         // port in use): its replacement would too.
         if ((crashed && !listening.has(worker)) || crashes.length > MAX_CRASHES_PER_MINUTE) {
-          logEvent('error', listening.has(worker) ? 'workers keep crashing; stopping' : 'a worker failed to start; stopping')
+          logEvent(
+            'error',
+            listening.has(worker) ? 'workers keep crashing; stopping' : 'a worker failed to start; stopping',
+          )
           code = 1
           stop()
         } else {
@@ -234,7 +271,8 @@ export function workerLink(): {
   const serve = (worker: WorkerOrders, address: AddressInfo) => {
     process.on('message', (message: unknown) => {
       if (!isMessage(message)) return
-      if (message.carmarket === 'sample?') process.send!({ carmarket: 'sample', id: message.id, sample: worker.sample() } satisfies Message)
+      if (message.carmarket === 'sample?')
+        process.send!({ carmarket: 'sample', id: message.id, sample: worker.sample() } satisfies Message)
       else if (message.carmarket === 'gathered') waiting.get(message.id)?.(message.sample)
       else if (message.carmarket === 'reload') worker.reload()
       else if (message.carmarket === 'stop') worker.stop()
@@ -242,6 +280,9 @@ export function workerLink(): {
     process.send!({ carmarket: 'listening', address: address.address, port: address.port } satisfies Message)
   }
   // Settles never: the process ends once the message is sent.
-  const fail = (failure: StartFailure) => new Promise<never>(() => process.send!({ carmarket: 'failed', failure } satisfies Message, () => process.exit(failure.code)))
+  const fail = (failure: StartFailure) =>
+    new Promise<never>(() =>
+      process.send!({ carmarket: 'failed', failure } satisfies Message, () => process.exit(failure.code)),
+    )
   return { gather, serve, fail }
 }

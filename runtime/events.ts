@@ -4,7 +4,11 @@ import { format } from 'node:util'
  * An event an operator should see (a refused snapshot, an unexpected error, a worker
  * that died), as one JSON line on stderr: stdout carries only the request log.
  */
-export function logEvent(level: 'info' | 'warn' | 'error', message: string, fields: Readonly<Record<string, unknown>> = {}): void {
+export function logEvent(
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields: Readonly<Record<string, unknown>> = {},
+): void {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`)
 }
 
@@ -21,17 +25,19 @@ export function captureConsole(): void {
   let second = 0
   let lines = 0
   let dropped = 0
-  const write = (level: 'warn' | 'error') => (...args: unknown[]) => {
-    const now = Math.floor(Date.now() / 1000)
-    if (now !== second) {
-      if (dropped > 0) logEvent('warn', 'library messages dropped', { dropped })
-      second = now
-      lines = 0
-      dropped = 0
+  const write =
+    (level: 'warn' | 'error') =>
+    (...args: unknown[]) => {
+      const now = Math.floor(Date.now() / 1000)
+      if (now !== second) {
+        if (dropped > 0) logEvent('warn', 'library messages dropped', { dropped })
+        second = now
+        lines = 0
+        dropped = 0
+      }
+      if (++lines > LIBRARY_LINES_PER_SECOND) dropped++
+      else logEvent(level, 'library message', { text: format(...args) })
     }
-    if (++lines > LIBRARY_LINES_PER_SECOND) dropped++
-    else logEvent(level, 'library message', { text: format(...args) })
-  }
   console.error = write('error')
   console.warn = write('warn')
 }

@@ -10,10 +10,21 @@ export interface Exchange {
 }
 
 /** A GET route's work apart from HTTP: its data as JSON text, from the query string and the X-API-Key. */
-export type DataCall = (query: string, key: string | string[] | undefined, ip: string, exchange: Exchange) => Promise<string>
+export type DataCall = (
+  query: string,
+  key: string | string[] | undefined,
+  ip: string,
+  exchange: Exchange,
+) => Promise<string>
 
 /** A route's handler, after the rate limit and the method check. */
-export type Handler = (req: IncomingMessage, res: ApiResponse, query: string, ip: string, exchange: Exchange) => Promise<void> | void
+export type Handler = (
+  req: IncomingMessage,
+  res: ApiResponse,
+  query: string,
+  ip: string,
+  exchange: Exchange,
+) => Promise<void> | void
 
 /** A page or file of the site: answered to GET and HEAD, the same for every caller. */
 export type PageHandler = (req: IncomingMessage, res: ApiResponse) => void

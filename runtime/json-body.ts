@@ -39,7 +39,8 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   } catch {
     throw invalidParameter('body', 'The body is not valid JSON.')
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'The body must be a JSON object.')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidParameter('body', 'The body must be a JSON object.')
   return body as Record<string, unknown>
 }
 

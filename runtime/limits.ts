@@ -11,7 +11,10 @@ import { ClientGone } from './client-gone.js'
  * engine's own timeout.
  */
 export const RATE_COUNT_WAIT_MS = 500
-/** Client addresses the stand-in rate limit keeps a count for in a minute; beyond them new ones go uncounted (bounded memory). */
+/**
+ * Client addresses the stand-in rate limit keeps a count for in a minute; beyond them new ones go uncounted (bounded
+ * memory).
+ */
 const LOCAL_ADDRESSES = 100_000
 
 /** Milliseconds since the epoch; tests pass their own. */
@@ -24,7 +27,8 @@ export type Clock = () => number
  * turns it off.
  *
  * While the shared counters cannot be written (a full disk, Redis unreachable) or do not
- * answer within RATE_COUNT_WAIT_MS, each process counts on its own, with the same limit: a flood from one address is still
+ * answer within RATE_COUNT_WAIT_MS, each process counts on its own, with the same limit: a flood from one address is
+ * still
  * stopped, at worst N times the limit over N processes, and no request is refused for
  * want of a counter, which would turn a storage fault into an outage.
  */
@@ -49,7 +53,10 @@ export class RateLimiter {
     const window = windowOf('rate', now)
     const reset = secondsLeft('rate', now)
     const count = await this.countShared(window, ip)
-    const headers = { 'RateLimit-Policy': this.policy, RateLimit: `"ip";r=${this.limit - (typeof count === 'number' ? count : this.limit)};t=${reset}` }
+    const headers = {
+      'RateLimit-Policy': this.policy,
+      RateLimit: `"ip";r=${this.limit - (typeof count === 'number' ? count : this.limit)};t=${reset}`,
+    }
     if (count === 'limit') {
       throw new ApiError(
         'RATE_LIMIT_EXCEEDED',
@@ -61,7 +68,10 @@ export class RateLimiter {
     return headers
   }
 
-  /** The shared count, or the stand-in's when the counters fail or keep it waiting (a shared count made late is left as it is). */
+  /**
+   * The shared count, or the stand-in's when the counters fail or keep it waiting (a shared count made late is left as
+   * it is).
+   */
   private countShared(window: number, ip: string): Promise<Counted> {
     return new Promise((resolve, reject) => {
       let settled = false

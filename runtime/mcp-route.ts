@@ -11,7 +11,13 @@ export const MAX_MCP_BODY_BYTES = 16 * 1024
 
 export interface McpRouteOptions {
   /** Runtime.call: a market or account operation, metered as over HTTP. */
-  readonly call: (path: string, query: string, key: string | undefined, ip: string, exchange: Exchange) => Promise<{ readonly status: number; readonly body: string }>
+  readonly call: (
+    path: string,
+    query: string,
+    key: string | undefined,
+    ip: string,
+    exchange: Exchange,
+  ) => Promise<{ readonly status: number; readonly body: string }>
   /** The served OpenAPI document, whose operations the tools are. */
   readonly openApiJson: string
   /** The address callers reach the service at. */
@@ -29,7 +35,13 @@ export interface McpRouteOptions {
 export function mcpRoute(options: McpRouteOptions) {
   let loading: ReturnType<typeof load> | undefined
   const origin = new URL(options.publicUrl).origin
-  return async (req: IncomingMessage, res: ApiResponse, _query: string, ip: string, exchange: Exchange): Promise<void> => {
+  return async (
+    req: IncomingMessage,
+    res: ApiResponse,
+    _query: string,
+    ip: string,
+    exchange: Exchange,
+  ): Promise<void> => {
     const body = await readJsonBody(req, MAX_MCP_BODY_BYTES)
     const { answerMcp, tools } = await (loading ??= load(options.openApiJson))
     const header = req.headers['x-api-key']
@@ -50,6 +62,9 @@ export function mcpRoute(options: McpRouteOptions) {
 }
 
 async function load(openApiJson: string) {
-  const [{ answerMcp }, { toolset }] = await Promise.all([import('../mcp/streamable-http.js'), import('../mcp/tools.js')])
+  const [{ answerMcp }, { toolset }] = await Promise.all([
+    import('../mcp/streamable-http.js'),
+    import('../mcp/tools.js'),
+  ])
   return { answerMcp, tools: toolset(JSON.parse(openApiJson)) }
 }

@@ -36,7 +36,9 @@ export function meteredCall(parts: MeteringParts, operation: Operation): DataCal
   const spec = OPERATION_SPECS[operation]
   const known = new Set(spec.parameters)
   const insufficient = (balance: number) =>
-    new ApiError('INSUFFICIENT_CREDITS', `This call costs ${spec.credits} credits; the balance is ${balance}.`, { top_up_url: parts.topUpUrl })
+    new ApiError('INSUFFICIENT_CREDITS', `This call costs ${spec.credits} credits; the balance is ${balance}.`, {
+      top_up_url: parts.topUpUrl,
+    })
   /**
    * The answer from the snapshot served now, held while it is read so a swap never
    * closes it under the request: the parameters are checked (400), then `admit` (the
@@ -74,7 +76,12 @@ export function meteredCall(parts: MeteringParts, operation: Operation): DataCal
     let call: Call = { endpoint: operation, make: null, model: null, year: null }
     try {
       const params = parseQuery(query, known)
-      call = { endpoint: operation, make: params.get('make') ?? null, model: params.get('model') ?? null, year: Number(params.get('year')) || null }
+      call = {
+        endpoint: operation,
+        make: params.get('make') ?? null,
+        model: params.get('model') ?? null,
+        year: Number(params.get('year')) || null,
+      }
       const data = await answer(params, () => {
         if (account.balance < spec.credits) throw insufficient(account.balance)
       })
@@ -85,7 +92,12 @@ export function meteredCall(parts: MeteringParts, operation: Operation): DataCal
       }
       return withCredits(data, spec.credits, charged.balance)
     } catch (error) {
-      const code = error instanceof ApiError ? error.code : error instanceof LedgerError || error instanceof ClientGone ? undefined : 'INTERNAL_ERROR'
+      const code =
+        error instanceof ApiError
+          ? error.code
+          : error instanceof LedgerError || error instanceof ClientGone
+            ? undefined
+            : 'INTERNAL_ERROR'
       if (code !== undefined && RECORDED.has(code)) await recordFailure(account.id, call, code)
       throw error
     }
@@ -94,6 +106,7 @@ export function meteredCall(parts: MeteringParts, operation: Operation): DataCal
 
 /** A market answer's JSON object with the credit fields appended. */
 export function withCredits(data: string, used: number, remaining?: number): string {
-  const credits = remaining === undefined ? `"credits_used":${used}` : `"credits_used":${used},"credits_remaining":${remaining}`
+  const credits =
+    remaining === undefined ? `"credits_used":${used}` : `"credits_used":${used},"credits_remaining":${remaining}`
   return `${data.slice(0, -1)},${credits}}`
 }

@@ -83,7 +83,12 @@ export class Metrics {
   sample(ledger: Readonly<Record<string, number>>, served: Manifest | undefined): MetricsSample {
     const routes: Record<string, RouteSample> = {}
     for (const [name, counts] of this.routes) {
-      routes[name] = { statuses: Object.fromEntries(counts.statuses), buckets: [...counts.buckets], sum: counts.sum, count: counts.count }
+      routes[name] = {
+        statuses: Object.fromEntries(counts.statuses),
+        buckets: [...counts.buckets],
+        sum: counts.sum,
+        count: counts.count,
+      }
     }
     return {
       processes: 1,
@@ -91,7 +96,8 @@ export class Metrics {
       errors: Object.fromEntries(this.errors),
       ledger: { ...ledger },
       swaps: { ...this.swaps },
-      snapshots: served === undefined ? [] : [{ build_id: served.build_id, as_of: served.as_of, created_at: served.created_at }],
+      snapshots:
+        served === undefined ? [] : [{ build_id: served.build_id, as_of: served.as_of, created_at: served.created_at }],
       resident_bytes: process.memoryUsage.rss(),
     }
   }
@@ -151,7 +157,8 @@ export function renderMetrics(sample: MetricsSample, now: number): string {
 
   family(lines, 'carmarket_http_requests_total', 'counter', 'HTTP requests answered, by route and status.')
   for (const [route, counts] of routes) {
-    for (const [status, n] of Object.entries(counts.statuses)) lines.push(`carmarket_http_requests_total{route=${label(route)},status="${status}"} ${n}`)
+    for (const [status, n] of Object.entries(counts.statuses))
+      lines.push(`carmarket_http_requests_total{route=${label(route)},status="${status}"} ${n}`)
   }
 
   family(lines, 'carmarket_http_request_duration_seconds', 'histogram', 'Time from a request to its answer, by route.')
@@ -168,20 +175,43 @@ export function renderMetrics(sample: MetricsSample, now: number): string {
     )
   }
 
-  family(lines, 'carmarket_errors_total', 'counter', 'Error answers by code; DEMO_LIMIT_REACHED and RATE_LIMIT_EXCEEDED are the demo-tier and rate-limit refusals.')
-  for (const [code, n] of Object.entries(sample.errors).sort()) lines.push(`carmarket_errors_total{code=${label(code)}} ${n}`)
+  family(
+    lines,
+    'carmarket_errors_total',
+    'counter',
+    'Error answers by code; DEMO_LIMIT_REACHED and RATE_LIMIT_EXCEEDED are the demo-tier and rate-limit refusals.',
+  )
+  for (const [code, n] of Object.entries(sample.errors).sort())
+    lines.push(`carmarket_errors_total{code=${label(code)}} ${n}`)
 
-  family(lines, 'carmarket_ledger_commits_total', 'counter', 'Ledger write transactions committed, by kind (charge, failed_call refund entry, account, grant, key, status, code).')
-  for (const [kind, n] of Object.entries(sample.ledger).sort()) lines.push(`carmarket_ledger_commits_total{kind=${label(kind)}} ${n}`)
+  family(
+    lines,
+    'carmarket_ledger_commits_total',
+    'counter',
+    'Ledger write transactions committed, by kind (charge, failed_call refund entry, account, grant, key, status, code).',
+  )
+  for (const [kind, n] of Object.entries(sample.ledger).sort())
+    lines.push(`carmarket_ledger_commits_total{kind=${label(kind)}} ${n}`)
 
-  family(lines, 'carmarket_snapshot_swaps_total', 'counter', 'Hot snapshot swaps, by result: swapped, or refused (the snapshot was broken and the old one kept serving).')
-  for (const [result, n] of Object.entries(sample.swaps).sort()) lines.push(`carmarket_snapshot_swaps_total{result=${label(result)}} ${n}`)
+  family(
+    lines,
+    'carmarket_snapshot_swaps_total',
+    'counter',
+    'Hot snapshot swaps, by result: swapped, or refused (the snapshot was broken and the old one kept serving).',
+  )
+  for (const [result, n] of Object.entries(sample.swaps).sort())
+    lines.push(`carmarket_snapshot_swaps_total{result=${label(result)}} ${n}`)
 
   const served = sample.snapshots
   if (served.length > 0) {
     const asOf = Math.min(...served.map((s) => Date.parse(`${s.as_of}T00:00:00Z`)))
     const created = Math.min(...served.map((s) => Date.parse(s.created_at)))
-    family(lines, 'carmarket_snapshot_as_of_timestamp_seconds', 'gauge', 'The day the served figures describe (00:00 UTC), as a Unix time.')
+    family(
+      lines,
+      'carmarket_snapshot_as_of_timestamp_seconds',
+      'gauge',
+      'The day the served figures describe (00:00 UTC), as a Unix time.',
+    )
     lines.push(`carmarket_snapshot_as_of_timestamp_seconds ${asOf / 1000}`)
     family(lines, 'carmarket_snapshot_age_seconds', 'gauge', 'Seconds since the served snapshot was built.')
     lines.push(`carmarket_snapshot_age_seconds ${Math.max(0, Math.round((now - created) / 1000))}`)
@@ -193,7 +223,12 @@ export function renderMetrics(sample: MetricsSample, now: number): string {
 
   family(lines, 'carmarket_processes', 'gauge', 'Serving processes whose counts are included (the workers).')
   lines.push(`carmarket_processes ${sample.processes}`)
-  family(lines, 'carmarket_resident_memory_bytes', 'gauge', 'Resident memory of the serving processes, summed (the snapshot pages mapped are shared between them).')
+  family(
+    lines,
+    'carmarket_resident_memory_bytes',
+    'gauge',
+    'Resident memory of the serving processes, summed (the snapshot pages mapped are shared between them).',
+  )
   lines.push(`carmarket_resident_memory_bytes ${sample.resident_bytes}`)
   return `${lines.join('\n')}\n`
 }

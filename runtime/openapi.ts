@@ -60,25 +60,54 @@ const PARAMETERS: Record<string, Schema> = {
     schema: enumerated(REQUEST_VALUES.gearbox),
     example: 'manual',
   },
-  mileage: { description: 'Target mileage in km: only listings within ±30% of it are used.', schema: integer({ minimum: 1, maximum: MAX_MILEAGE }), example: 120000 },
-  months: { description: 'Months of history, ending with the as-of month.', schema: integer({ minimum: MONTHS.min, maximum: MONTHS.max, default: MONTHS.default }), example: 12 },
+  mileage: {
+    description: 'Target mileage in km: only listings within ±30% of it are used.',
+    schema: integer({ minimum: 1, maximum: MAX_MILEAGE }),
+    example: 120000,
+  },
+  months: {
+    description: 'Months of history, ending with the as-of month.',
+    schema: integer({ minimum: MONTHS.min, maximum: MONTHS.max, default: MONTHS.default }),
+    example: 12,
+  },
 }
 
 const DESCRIPTIONS: Record<Operation, { summary: string; description: string; data: string }> = {
-  valuation: { summary: 'Price distribution', description: 'Average, median, P25 and P75 asking prices for a make, model and production year.', data: 'ValuationData' },
-  'price-history': { summary: 'Monthly price trend', description: 'Average asking price per month of first sighting; months without listings are left out.', data: 'PriceHistoryData' },
-  liquidity: { summary: 'Days on market', description: 'Median listing span of closed listings plus 13 days for the delay with which a listing is first detected.', data: 'LiquidityData' },
+  valuation: {
+    summary: 'Price distribution',
+    description: 'Average, median, P25 and P75 asking prices for a make, model and production year.',
+    data: 'ValuationData',
+  },
+  'price-history': {
+    summary: 'Monthly price trend',
+    description: 'Average asking price per month of first sighting; months without listings are left out.',
+    data: 'PriceHistoryData',
+  },
+  liquidity: {
+    summary: 'Days on market',
+    description:
+      'Median listing span of closed listings plus 13 days for the delay with which a listing is first detected.',
+    data: 'LiquidityData',
+  },
   'valuation-factors': {
     summary: 'Price impact of attributes',
-    description: 'Imported against domestic, automatic against manual and each fuel against petrol, as percentage differences of mean price.',
+    description:
+      'Imported against domestic, automatic against manual and each fuel against petrol, as percentage differences of mean price.',
     data: 'ValuationFactorsData',
   },
-  regional: { summary: 'Prices by voivodeship', description: 'Average asking price per voivodeship and its deviation from the national average.', data: 'RegionalData' },
+  regional: {
+    summary: 'Prices by voivodeship',
+    description: 'Average asking price per voivodeship and its deviation from the national average.',
+    data: 'RegionalData',
+  },
 }
 
 const RATE_HEADERS = {
   'RateLimit-Policy': { description: 'The rate limit policy (IETF draft).', schema: string },
-  RateLimit: { description: 'Requests left in the current window and seconds until it resets (IETF draft).', schema: string },
+  RateLimit: {
+    description: 'Requests left in the current window and seconds until it resets (IETF draft).',
+    schema: string,
+  },
 }
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: integer() } }
 
@@ -89,7 +118,12 @@ function errorResponse(description: string, codes: readonly ErrorCode[], retry =
     content: {
       'application/json': {
         schema: ref('Error'),
-        examples: Object.fromEntries(codes.map((code) => [code, { value: { status: 'error', error: { code, message: `An example of ${code}.` } } }])),
+        examples: Object.fromEntries(
+          codes.map((code) => [
+            code,
+            { value: { status: 'error', error: { code, message: `An example of ${code}.` } } },
+          ]),
+        ),
       },
     },
   }
@@ -108,7 +142,8 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
     get: {
       operationId: operation.replace(/-(.)/g, (_, c: string) => c.toUpperCase()),
       summary: `${text.summary} (${spec.credits} credits)`,
-      // The price as a number, for readers of the document (the web reference, llms.txt) that would otherwise parse the summary.
+      // The price as a number, for readers of the document (the web reference, llms.txt) that would otherwise parse the
+      // summary.
       'x-credits': spec.credits,
       description: `${text.description} Costs ${spec.credits} credits; a failed call costs none. Without X-API-Key: the keyless demo tier.`,
       tags: ['market'],
@@ -125,11 +160,23 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
             },
           },
         },
-        '400': errorResponse('A parameter is missing, unknown, given twice or not accepted (INVALID_PARAMETER, naming it).', ['INVALID_PARAMETER']),
-        '401': errorResponse('The X-API-Key header is present but empty or unknown, or its account is disabled.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),
+        '400': errorResponse(
+          'A parameter is missing, unknown, given twice or not accepted (INVALID_PARAMETER, naming it).',
+          ['INVALID_PARAMETER'],
+        ),
+        '401': errorResponse('The X-API-Key header is present but empty or unknown, or its account is disabled.', [
+          'UNAUTHORIZED',
+          'ACCOUNT_DISABLED',
+        ]),
         '402': errorResponse("The balance is lower than the call's price (with top_up_url).", ['INSUFFICIENT_CREDITS']),
-        '404': errorResponse('Fewer than 10 listings match, or a name resolves to nothing (with suggestions).', ['INSUFFICIENT_DATA']),
-        '429': errorResponse('The keyless daily quota or the rate limit is used up.', ['DEMO_LIMIT_REACHED', 'RATE_LIMIT_EXCEEDED'], true),
+        '404': errorResponse('Fewer than 10 listings match, or a name resolves to nothing (with suggestions).', [
+          'INSUFFICIENT_DATA',
+        ]),
+        '429': errorResponse(
+          'The keyless daily quota or the rate limit is used up.',
+          ['DEMO_LIMIT_REACHED', 'RATE_LIMIT_EXCEEDED'],
+          true,
+        ),
         '500': errorResponse('The server failed; no credits were used. Retry.', ['INTERNAL_ERROR']),
         '503': errorResponse(
           'No snapshot is open yet, or the call cannot be recorded at the moment (storage failing): nothing was charged or counted; retry after Retry-After.',
@@ -151,7 +198,11 @@ function schemas(): Record<string, Schema> {
     credits_used: { ...integer(), description: 'What the call costs (a keyless call shows what a keyed one would).' },
     credits_remaining: { ...integer(), description: 'The balance after the call; only in keyed answers.' },
   }
-  const data = (properties: Record<string, Schema>) => object({ ...base, ...properties }, [...Object.keys(base), ...Object.keys(properties)].filter((k) => k !== 'credits_remaining'))
+  const data = (properties: Record<string, Schema>) =>
+    object(
+      { ...base, ...properties },
+      [...Object.keys(base), ...Object.keys(properties)].filter((k) => k !== 'credits_remaining'),
+    )
   const currency = { const: 'PLN' }
   return {
     Matched: object({
@@ -172,7 +223,14 @@ function schemas(): Record<string, Schema> {
     PriceHistoryData: data({
       currency,
       months_requested: integer({ minimum: MONTHS.min, maximum: MONTHS.max }),
-      trend: { type: 'array', items: object({ month: { ...string, pattern: '^[0-9]{4}-[0-9]{2}$' }, avg_price: number, sample_size: integer() }) },
+      trend: {
+        type: 'array',
+        items: object({
+          month: { ...string, pattern: '^[0-9]{4}-[0-9]{2}$' },
+          avg_price: number,
+          sample_size: integer(),
+        }),
+      },
     }),
     LiquidityData: data({
       estimated_days_on_market: integer(),
@@ -186,14 +244,27 @@ function schemas(): Record<string, Schema> {
       total_sample_size: integer(),
       factors: {
         type: 'array',
-        items: object({ dimension: { enum: ['import_status', 'gearbox', 'fuel_type'] }, baseline: side, comparison: side, price_diff_percent: number }),
+        items: object({
+          dimension: { enum: ['import_status', 'gearbox', 'fuel_type'] },
+          baseline: side,
+          comparison: side,
+          price_diff_percent: number,
+        }),
       },
     }),
     RegionalData: data({
       currency,
       national_average: number,
       total_sample_size: integer(),
-      regions: { type: 'array', items: object({ region: { enum: [...VOIVODESHIPS] }, avg_price: number, sample_size: integer(), vs_national_pct: number }) },
+      regions: {
+        type: 'array',
+        items: object({
+          region: { enum: [...VOIVODESHIPS] },
+          avg_price: number,
+          sample_size: integer(),
+          vs_national_pct: number,
+        }),
+      },
     }),
     AccountData: object({
       account_id: string,
@@ -215,7 +286,10 @@ function schemas(): Record<string, Schema> {
           id: string,
           time: { ...string, format: 'date-time' },
           type: { enum: ['signup_bonus', 'grant', 'charge', 'failed_call'] },
-          credits: { ...integer(), description: `Signed: a valuation charge is -${OPERATION_CREDITS.valuation}; a failed call 0.` },
+          credits: {
+            ...integer(),
+            description: `Signed: a valuation charge is -${OPERATION_CREDITS.valuation}; a failed call 0.`,
+          },
           balance_after: integer(),
           endpoint: { type: ['string', 'null'] },
           make: { type: ['string', 'null'] },
@@ -237,7 +311,11 @@ function schemas(): Record<string, Schema> {
           code: { enum: Object.keys(ERROR_STATUS) },
           message: string,
           parameter: { ...string, description: 'INVALID_PARAMETER: the parameter at fault.' },
-          suggestions: { type: 'array', items: string, description: 'INSUFFICIENT_DATA for an unknown name: close canonical names.' },
+          suggestions: {
+            type: 'array',
+            items: string,
+            description: 'INSUFFICIENT_DATA for an unknown name: close canonical names.',
+          },
           sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
           filters: {
             type: 'object',
@@ -254,8 +332,14 @@ function schemas(): Record<string, Schema> {
           },
           register_url: { ...string, description: 'DEMO_LIMIT_REACHED: where to register for a key.' },
           top_up_url: { ...string, description: 'INSUFFICIENT_CREDITS: where to buy credits.' },
-          ledger: { const: 'failing', description: 'SERVICE_UNAVAILABLE from /readyz: writes to the ledger are failing.' },
-          counters: { const: 'failing', description: 'SERVICE_UNAVAILABLE from /readyz: writes to the demo and rate counters are failing.' },
+          ledger: {
+            const: 'failing',
+            description: 'SERVICE_UNAVAILABLE from /readyz: writes to the ledger are failing.',
+          },
+          counters: {
+            const: 'failing',
+            description: 'SERVICE_UNAVAILABLE from /readyz: writes to the demo and rate counters are failing.',
+          },
         },
         ['code', 'message'],
       ),
@@ -263,7 +347,12 @@ function schemas(): Record<string, Schema> {
   }
 }
 
-function authPath(summary: string, body: Record<string, Schema>, example: Record<string, string>, data: Record<string, Schema>): Schema {
+function authPath(
+  summary: string,
+  body: Record<string, Schema>,
+  example: Record<string, string>,
+  data: Record<string, Schema>,
+): Schema {
   return {
     post: {
       tags: ['registration'],
@@ -271,8 +360,15 @@ function authPath(summary: string, body: Record<string, Schema>, example: Record
       security: [],
       requestBody: { required: true, content: { 'application/json': { schema: object(body), example } } },
       responses: {
-        '200': { description: 'Done.', headers: RATE_HEADERS, content: { 'application/json': { schema: object({ status: { const: 'success' }, data: object(data) }) } } },
-        '400': errorResponse('The body or one of its fields is not accepted, or the code is wrong, used up or expired (naming the field).', ['INVALID_PARAMETER']),
+        '200': {
+          description: 'Done.',
+          headers: RATE_HEADERS,
+          content: { 'application/json': { schema: object({ status: { const: 'success' }, data: object(data) }) } },
+        },
+        '400': errorResponse(
+          'The body or one of its fields is not accepted, or the code is wrong, used up or expired (naming the field).',
+          ['INVALID_PARAMETER'],
+        ),
         '413': errorResponse('The body is larger than 4 KiB.', ['PAYLOAD_TOO_LARGE']),
         '415': errorResponse('The body is not application/json.', ['UNSUPPORTED_MEDIA_TYPE']),
         '429': errorResponse(
@@ -281,7 +377,11 @@ function authPath(summary: string, body: Record<string, Schema>, example: Record
           true,
         ),
         '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
-        '503': errorResponse('The e-mail or the ledger cannot be written at the moment; retry after Retry-After.', ['SERVICE_UNAVAILABLE'], true),
+        '503': errorResponse(
+          'The e-mail or the ledger cannot be written at the moment; retry after Retry-After.',
+          ['SERVICE_UNAVAILABLE'],
+          true,
+        ),
       },
     },
   }
@@ -296,7 +396,11 @@ function accountPath(summary: string, data: string, parameters: readonly Schema[
       security: [{ ApiKey: [] }],
       parameters,
       responses: {
-        '200': { description: summary, headers: RATE_HEADERS, content: { 'application/json': { schema: object({ status: { const: 'success' }, data: ref(data) }) } } },
+        '200': {
+          description: summary,
+          headers: RATE_HEADERS,
+          content: { 'application/json': { schema: object({ status: { const: 'success' }, data: ref(data) }) } },
+        },
         '400': errorResponse('A parameter is unknown or not accepted.', ['INVALID_PARAMETER']),
         '401': errorResponse('No key, an unknown key, or a disabled account.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),
         '429': errorResponse('The rate limit is used up.', ['RATE_LIMIT_EXCEEDED'], true),
@@ -318,7 +422,12 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
     get: {
       security: [],
       summary: description,
-      responses: { '200': { description, content: { 'application/json': { schema: object({ status: { const: 'success' }, data }) } } } },
+      responses: {
+        '200': {
+          description,
+          content: { 'application/json': { schema: object({ status: { const: 'success' }, data }) } },
+        },
+      },
     },
   })
   return {
@@ -326,8 +435,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
     info: {
       title: 'Polish used-car market data',
       version: '1.0.0',
-      description:
-        `Aggregated statistics on the Polish used-car market (prices in PLN). Market calls cost prepaid credits; without an X-API-Key header they are answered by the keyless demo tier (${DEMO_QUOTA} per address per day by default).`,
+      description: `Aggregated statistics on the Polish used-car market (prices in PLN). Market calls cost prepaid credits; without an X-API-Key header they are answered by the keyless demo tier (${DEMO_QUOTA} per address per day by default).`,
     },
     servers: [{ url: serverUrl }],
     security: [{ ApiKey: [] }, {}],
@@ -369,7 +477,12 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         get: {
           security: [],
           summary: 'This document (as it is, not in an envelope).',
-          responses: { '200': { description: 'The OpenAPI 3.1.0 document.', content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } } } },
+          responses: {
+            '200': {
+              description: 'The OpenAPI 3.1.0 document.',
+              content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } },
+            },
+          },
         },
       },
       '/livez': plain('The process is alive.', object({ alive: { const: true } })),
@@ -380,15 +493,33 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
           responses: {
             '200': {
               description: 'Ready.',
-              content: { 'application/json': { schema: object({ status: { const: 'success' }, data: object({ ready: { const: true }, snapshot: string, as_of: string }) }) } },
+              content: {
+                'application/json': {
+                  schema: object({
+                    status: { const: 'success' },
+                    data: object({ ready: { const: true }, snapshot: string, as_of: string }),
+                  }),
+                },
+              },
             },
-            '503': errorResponse('No snapshot is open, or writes to the ledger or the counters are failing (named in `ledger` or `counters`).', ['NOT_READY', 'SERVICE_UNAVAILABLE'], true),
+            '503': errorResponse(
+              'No snapshot is open, or writes to the ledger or the counters are failing (named in `ledger` or `counters`).',
+              ['NOT_READY', 'SERVICE_UNAVAILABLE'],
+              true,
+            ),
           },
         },
       },
     },
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The key e-mailed after registration.' } },
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'The key e-mailed after registration.',
+        },
+      },
       schemas: schemas(),
     },
   }

@@ -20,9 +20,11 @@ export function parseQuery(query: string, known: ReadonlySet<string>): Map<strin
     const name = decode(rawName, rawName)
     if (!known.has(name)) throw unknownParameter(name, known)
     if (params.has(name)) throw invalidParameter(name, `${name} is given more than once`)
-    if (rawValue.length > MAX_VALUE_LENGTH * 3) throw invalidParameter(name, `${name} is longer than ${MAX_VALUE_LENGTH} characters`)
+    if (rawValue.length > MAX_VALUE_LENGTH * 3)
+      throw invalidParameter(name, `${name} is longer than ${MAX_VALUE_LENGTH} characters`)
     const value = decode(rawValue, name)
-    if (value.length > MAX_VALUE_LENGTH) throw invalidParameter(name, `${name} is longer than ${MAX_VALUE_LENGTH} characters`)
+    if (value.length > MAX_VALUE_LENGTH)
+      throw invalidParameter(name, `${name} is longer than ${MAX_VALUE_LENGTH} characters`)
     params.set(name, value)
   }
   return params
@@ -32,6 +34,8 @@ function decode(raw: string, parameter: string): string {
   try {
     return decodeURIComponent(raw.replace(/\+/g, ' '))
   } catch {
-    throw new ApiError('INVALID_PARAMETER', `${parameter.slice(0, 50)} is not valid percent-encoded UTF-8`, { parameter: parameter.slice(0, 50) })
+    throw new ApiError('INVALID_PARAMETER', `${parameter.slice(0, 50)} is not valid percent-encoded UTF-8`, {
+      parameter: parameter.slice(0, 50),
+    })
   }
 }

@@ -60,7 +60,11 @@ export class Registration {
             subject: 'Your carmarket account',
             text: 'Someone asked to register this address, which has an account already. If you lost its key, ask support for a new one.',
           }
-        : { to: address, subject: `Your carmarket code: ${code}`, text: `Your one-time code is ${code}. It is valid for 10 minutes.` },
+        : {
+            to: address,
+            subject: `Your carmarket code: ${code}`,
+            text: `Your one-time code is ${code}. It is valid for 10 minutes.`,
+          },
       'The e-mail with your code could not be sent; please try again in a minute.',
     )
     return { email: address, code_sent: true, expires_in: CODE_TTL_MS / 1000 }
@@ -70,7 +74,8 @@ export class Registration {
     checkFields(body, ['email', 'code'])
     const { address, mailbox } = emailOf(body)
     const code = body.code
-    if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) throw invalidParameter('code', 'code must be the 6 digits sent by e-mail')
+    if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code))
+      throw invalidParameter('code', 'code must be the 6 digits sent by e-mail')
     const now = this.clock()
     await this.refuseOverDailyAccounts(ip, now)
     const check = await this.ledger.checkCode(mailbox, codeHash(mailbox, code), now, MAX_ATTEMPTS)
@@ -98,9 +103,16 @@ export class Registration {
    * this mailbox whose key never reached it, with a fresh key. Undefined for a mailbox
    * whose account has its key (a code it was never sent, guessed).
    */
-  private async openAccount(address: string, ip: string, now: number): Promise<{ id: string; key: string } | undefined> {
+  private async openAccount(
+    address: string,
+    ip: string,
+    now: number,
+  ): Promise<{ id: string; key: string } | undefined> {
     const existing = await this.ledger.accountByEmail(address)
-    if (existing !== undefined) return existing.key_delivered ? undefined : { id: existing.id, key: await this.ledger.issueKey(existing.id, false) }
+    if (existing !== undefined)
+      return existing.key_delivered
+        ? undefined
+        : { id: existing.id, key: await this.ledger.issueKey(existing.id, false) }
     await this.countUpTo('signup-account', now, ip, ACCOUNTS_PER_CLIENT_PER_DAY, 'this client address today')
     try {
       const { account, key } = await this.ledger.createAccount(address, SIGNUP_CREDITS, 'signup_bonus', null, false)
@@ -112,16 +124,31 @@ export class Registration {
     }
   }
 
-  /** Refused at once when the client address has opened its accounts for today: neither a code nor a check would help it. */
+  /**
+   * Refused at once when the client address has opened its accounts for today: neither a code nor a check would help
+   * it.
+   */
   private async refuseOverDailyAccounts(ip: string, now: number): Promise<void> {
-    if ((await this.counters.count('signup-account', windowOf('signup-account', now), ip)) >= ACCOUNTS_PER_CLIENT_PER_DAY) {
+    if (
+      (await this.counters.count('signup-account', windowOf('signup-account', now), ip)) >= ACCOUNTS_PER_CLIENT_PER_DAY
+    ) {
       throw this.tooMany('this client address today', secondsLeft('signup-account', now))
     }
   }
 
-  /** Counts one for `who` in the window of `kind` that holds `now`; RATE_LIMIT_EXCEEDED, with the seconds to the window's end, past `limit`. */
-  private async countUpTo(kind: CounterKind, now: number, who: string, limit: number, description: string): Promise<void> {
-    if ((await this.counters.countUpTo(kind, windowOf(kind, now), who, limit)) === 'limit') throw this.tooMany(description, secondsLeft(kind, now))
+  /**
+   * Counts one for `who` in the window of `kind` that holds `now`; RATE_LIMIT_EXCEEDED, with the seconds to the
+   * window's end, past `limit`.
+   */
+  private async countUpTo(
+    kind: CounterKind,
+    now: number,
+    who: string,
+    limit: number,
+    description: string,
+  ): Promise<void> {
+    if ((await this.counters.countUpTo(kind, windowOf(kind, now), who, limit)) === 'limit')
+      throw this.tooMany(description, secondsLeft(kind, now))
   }
 
   private async send(mail: Mail, failure: string): Promise<void> {
@@ -134,7 +161,12 @@ export class Registration {
   }
 
   private tooMany(who: string, retryAfter: number): ApiError {
-    return new ApiError('RATE_LIMIT_EXCEEDED', `Too many registration requests for ${who}; try later.`, {}, { 'Retry-After': String(retryAfter) })
+    return new ApiError(
+      'RATE_LIMIT_EXCEEDED',
+      `Too many registration requests for ${who}; try later.`,
+      {},
+      { 'Retry-After': String(retryAfter) },
+    )
   }
 }
 

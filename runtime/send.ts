@@ -19,7 +19,16 @@ export function send(
   contentType = 'application/json; charset=utf-8',
 ): void {
   // One flat list to writeHead: node's fast path, no header object built per answer.
-  const list: (string | number)[] = ['Content-Type', contentType, 'Content-Length', Buffer.byteLength(body), 'X-Content-Type-Options', 'nosniff', 'X-Request-Id', res.requestId]
+  const list: (string | number)[] = [
+    'Content-Type',
+    contentType,
+    'Content-Length',
+    Buffer.byteLength(body),
+    'X-Content-Type-Options',
+    'nosniff',
+    'X-Request-Id',
+    res.requestId,
+  ]
   if (!('Cache-Control' in headers)) list.push('Cache-Control', 'no-store')
   for (const name in headers) list.push(name, headers[name]!)
   res.writeHead(status, list)

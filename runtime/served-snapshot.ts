@@ -50,11 +50,14 @@ export class ServedSnapshot {
       this.watcher = watch(path, (_event, name) => {
         if (name === CURRENT_LINK) this.reload(false)
       })
-      this.watcher.on('error', (error) => logEvent('warn', 'the snapshots folder cannot be watched; it is polled', { reason: error.message }))
+      this.watcher.on('error', (error) =>
+        logEvent('warn', 'the snapshots folder cannot be watched; it is polled', { reason: error.message }),
+      )
     }
     const dir = Snapshot.locate(path)
     const first = dir === undefined ? undefined : this.start(dir)
-    if (first === undefined) logEvent('warn', 'no snapshot is open: not ready until a build publishes one', { snapshots: path })
+    if (first === undefined)
+      logEvent('warn', 'no snapshot is open: not ready until a build publishes one', { snapshots: path })
     else this.current = { snapshot: first, users: 0, retired: false }
     this.poller = setInterval(() => this.reload(false), POLL_MS).unref()
   }
@@ -75,7 +78,8 @@ export class ServedSnapshot {
     for (const candidate of [dir, ...published]) {
       try {
         const snapshot = openChecked(candidate)
-        if (candidate !== dir) logEvent('warn', 'serving an older snapshot: the current one was refused', { snapshot: candidate })
+        if (candidate !== dir)
+          logEvent('warn', 'serving an older snapshot: the current one was refused', { snapshot: candidate })
         return snapshot
       } catch (error) {
         if (candidate === dir) this.refused = dir
@@ -118,7 +122,11 @@ export class ServedSnapshot {
       next = openChecked(dir)
     } catch (error) {
       this.refused = dir
-      logEvent('error', 'new snapshot refused; the old one keeps serving', { snapshot: dir, serving: this.current?.snapshot.dir ?? null, reason: messageOf(error) })
+      logEvent('error', 'new snapshot refused; the old one keeps serving', {
+        snapshot: dir,
+        serving: this.current?.snapshot.dir ?? null,
+        reason: messageOf(error),
+      })
       this.onChange('refused', this.current?.snapshot)
       return 'refused'
     }
@@ -129,7 +137,12 @@ export class ServedSnapshot {
       old.retired = true
       if (old.users === 0) void old.snapshot.close()
     }
-    logEvent('info', 'snapshot swapped', { snapshot: next.dir, build_id: next.manifest.build_id, as_of: next.manifest.as_of, previous: old?.snapshot.dir ?? null })
+    logEvent('info', 'snapshot swapped', {
+      snapshot: next.dir,
+      build_id: next.manifest.build_id,
+      as_of: next.manifest.as_of,
+      previous: old?.snapshot.dir ?? null,
+    })
     this.onChange('swapped', next)
     return 'swapped'
   }

@@ -74,7 +74,11 @@ export interface RuntimeOptions {
   readonly onStorageBroken?: () => void
 }
 
-export const DEFAULTS = { rateLimit: 120, demoQuota: DEMO_QUOTA, timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 } } as const
+export const DEFAULTS = {
+  rateLimit: 120,
+  demoQuota: DEMO_QUOTA,
+  timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 },
+} as const
 /**
  * How long close() lets requests in flight finish (every answer from then on closes its
  * connection) before it cuts the connections still open.
@@ -131,7 +135,10 @@ export class Runtime {
     this.log = options.requestLog
     this.counters = options.counters
     this.ledger = options.ledger
-    this.storage = new StorageWatch({ ledger: this.ledger, counters: this.counters }, options.onStorageBroken ?? (() => {}))
+    this.storage = new StorageWatch(
+      { ledger: this.ledger, counters: this.counters },
+      options.onStorageBroken ?? (() => {}),
+    )
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
     this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
@@ -149,7 +156,13 @@ export class Runtime {
       if (serving !== undefined && serving !== this.described) describe(serving)
     })
     describe(this.served.snapshot)
-    const metering = { ledger: this.ledger, demo: this.demo, served: this.served, topUpUrl: `${publicUrl}/#plans`, onLedgerFailure: () => this.storage.note() }
+    const metering = {
+      ledger: this.ledger,
+      demo: this.demo,
+      served: this.served,
+      topUpUrl: `${publicUrl}/#plans`,
+      onLedgerFailure: () => this.storage.note(),
+    }
     for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, meteredCall(metering, operation))
     this.get('/v1/openapi.json', (req, res) => {
       const { etag, body } = this.document
@@ -162,14 +175,24 @@ export class Runtime {
       const sample = await gather(this.ownMetrics())
       send(req, res, 200, renderMetrics(sample, Date.now()), {}, 'text/plain; version=0.0.4; charset=utf-8')
     })
-    this.data('/v1/account/me', this.accountCall(new Set(), (account) => accountData(account)))
-    this.data('/v1/account/usage', this.accountCall(new Set(['limit']), async (account, params) => {
-      const limit = usageLimit(params.get('limit'))
-      return { account_id: account.id, limit, transactions: await this.ledger.entries(account.id, limit) }
-    }))
+    this.data(
+      '/v1/account/me',
+      this.accountCall(new Set(), (account) => accountData(account)),
+    )
+    this.data(
+      '/v1/account/usage',
+      this.accountCall(new Set(['limit']), async (account, params) => {
+        const limit = usageLimit(params.get('limit'))
+        return { account_id: account.id, limit, transactions: await this.ledger.entries(account.id, limit) }
+      }),
+    )
     const registration = new Registration(this.ledger, options.mailer, this.counters, clock, publicUrl)
-    this.post('/v1/auth/register', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))))
-    this.post('/v1/auth/verify', async (req, res, _query, ip) => sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req), ip))))
+    this.post('/v1/auth/register', async (req, res, _query, ip) =>
+      sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))),
+    )
+    this.post('/v1/auth/verify', async (req, res, _query, ip) =>
+      sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req), ip))),
+    )
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.get('/readyz', async (req, res) => {
       const manifest = this.served.snapshot?.manifest
@@ -177,9 +200,14 @@ export class Runtime {
       const failing = await this.storage.failing()
       if (failing.length > 0) {
         const states = Object.fromEntries(failing.map((name) => [name, 'failing']))
-        throw new ApiError('SERVICE_UNAVAILABLE', `Writes to the ${failing.join(' and the ')} are failing; market calls are refused until they commit again.`, states, {
-          'Retry-After': String(STORAGE_RETRY_SECONDS),
-        })
+        throw new ApiError(
+          'SERVICE_UNAVAILABLE',
+          `Writes to the ${failing.join(' and the ')} are failing; market calls are refused until they commit again.`,
+          states,
+          {
+            'Retry-After': String(STORAGE_RETRY_SECONDS),
+          },
+        )
       }
       sendData(req, res, JSON.stringify({ ready: true, snapshot: manifest.build_id, as_of: manifest.as_of }))
     })
@@ -189,7 +217,8 @@ export class Runtime {
       void this.counters.sweep(clock()).then(
         () => this.storage.note(),
         (error: unknown) => {
-          if (!(error instanceof LedgerError)) logEvent('error', 'the counters could not be swept', { error: String((error as Error)?.stack ?? error) })
+          if (!(error instanceof LedgerError))
+            logEvent('error', 'the counters could not be swept', { error: String((error as Error)?.stack ?? error) })
           this.storage.note()
         },
       )
@@ -265,7 +294,10 @@ export class Runtime {
   }
 
   /** An account route: a key is required, the answer costs nothing. */
-  private accountCall(known: ReadonlySet<string>, data: (account: Account, params: Map<string, string>) => object | Promise<object>): DataCall {
+  private accountCall(
+    known: ReadonlySet<string>,
+    data: (account: Account, params: Map<string, string>) => object | Promise<object>,
+  ): DataCall {
     return async (query, key, _ip, exchange) => {
       const account = await authenticate(this.ledger, key)
       if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
@@ -281,7 +313,9 @@ export class Runtime {
    */
   private data(path: string, call: DataCall): void {
     this.calls.set(path, call)
-    this.get(path, async (req, res, query, ip, exchange) => sendData(req, res, await call(query, req.headers['x-api-key'], ip, exchange)))
+    this.get(path, async (req, res, query, ip, exchange) =>
+      sendData(req, res, await call(query, req.headers['x-api-key'], ip, exchange)),
+    )
   }
 
   /**
@@ -290,7 +324,13 @@ export class Runtime {
    * metered exactly like HTTP calls. Never throws: a failure is its error envelope.
    * `exchange` is the enclosing request's, so its log line names the account.
    */
-  async call(path: string, query: string, key: string | undefined, ip: string, exchange: Exchange = { route: path, account: null, wanted: alwaysWanted }): Promise<CallResult> {
+  async call(
+    path: string,
+    query: string,
+    key: string | undefined,
+    ip: string,
+    exchange: Exchange = { route: path, account: null, wanted: alwaysWanted },
+  ): Promise<CallResult> {
     try {
       const call = this.calls.get(path)
       if (call === undefined) throw new ApiError('NOT_FOUND', `No operation ${JSON.stringify(path.slice(0, 100))}.`)
@@ -325,14 +365,19 @@ export class Runtime {
     let gone = false
     try {
       const url = req.url ?? '/'
-      if (url.length > MAX_URL_LENGTH) throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
+      if (url.length > MAX_URL_LENGTH)
+        throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
       const q = url.indexOf('?')
       const path = q < 0 ? url : url.slice(0, q)
       const route = this.routes.get(path)
       // Known before the rate limit, so a refused request is logged and counted under its route.
       if (route !== undefined) exchange.route = path
       for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
-      if (route === undefined) throw new ApiError('NOT_FOUND', `No route ${JSON.stringify(path.slice(0, 100))}; the API is described at /v1/openapi.json.`)
+      if (route === undefined)
+        throw new ApiError(
+          'NOT_FOUND',
+          `No route ${JSON.stringify(path.slice(0, 100))}; the API is described at /v1/openapi.json.`,
+        )
       if (!route.methods.includes(req.method ?? '')) {
         const allow = route.methods.join(', ')
         throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers ${allow} only.`, {}, { Allow: allow })
@@ -380,12 +425,14 @@ export class Runtime {
     // A read of a broken engine fails with an error of its own, before any write told of it.
     if ((error instanceof LedgerError && error.code === 'unavailable') || this.storage.broken()) {
       this.storage.note()
-      return serviceUnavailable('The service cannot record calls at the moment; nothing was charged or counted. Please retry shortly.', STORAGE_RETRY_SECONDS)
+      return serviceUnavailable(
+        'The service cannot record calls at the moment; nothing was charged or counted. Please retry shortly.',
+        STORAGE_RETRY_SECONDS,
+      )
     }
     logEvent('error', 'unexpected error', { request_id: requestId, error: String((error as Error)?.stack ?? error) })
     return new ApiError('INTERNAL_ERROR', 'The server failed to answer; no credits were used. Please retry.')
   }
-
 }
 
 type HttpServer = Server<typeof IncomingMessage, typeof ApiResponse>

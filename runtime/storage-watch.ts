@@ -44,27 +44,42 @@ export class StorageWatch {
       if (since === (this.told.get(name) ?? undefined)) continue
       this.told.set(name, since)
       if (since === undefined) logEvent('info', 'storage writes commit again', { store: name })
-      else logEvent('error', 'storage writes are failing: paid and keyless market calls are refused with 503 until they commit again', { store: name, reason: store.health.reason })
+      else
+        logEvent(
+          'error',
+          'storage writes are failing: paid and keyless market calls are refused with 503 until they commit again',
+          { store: name, reason: store.health.reason },
+        )
     }
     this.broken()
   }
 
-  /** Whether a store's engine is broken for this process (asked of the engines now); the first time, `onBroken` is told. */
+  /**
+   * Whether a store's engine is broken for this process (asked of the engines now); the first time, `onBroken` is told.
+   */
   broken(): boolean {
     const broken = Object.entries(this.stores).find(([, store]) => store.health.isBroken())
     if (broken === undefined) return false
     if (!this.brokenTold) {
       this.brokenTold = true
-      logEvent('error', 'a storage engine had a fatal error; this process stops to be replaced', { store: broken[0], reason: broken[1].health.reason })
+      logEvent('error', 'a storage engine had a fatal error; this process stops to be replaced', {
+        store: broken[0],
+        reason: broken[1].health.reason,
+      })
       this.onBroken()
     }
     return true
   }
 
-  /** The names of the stores that are failing, each probed first unless its last probe is under a second old (one round of probes at a time). */
+  /**
+   * The names of the stores that are failing, each probed first unless its last probe is under a second old (one round
+   * of probes at a time).
+   */
   async failing(): Promise<string[]> {
     const now = Date.now()
-    const due = Object.entries(this.stores).filter(([name]) => now - (this.probed.get(name)?.at ?? -Infinity) >= PROBE_EVERY_MS)
+    const due = Object.entries(this.stores).filter(
+      ([name]) => now - (this.probed.get(name)?.at ?? -Infinity) >= PROBE_EVERY_MS,
+    )
     this.probing ??= Promise.all(
       due.map(async ([name, store]) => {
         const passed = await store.probe().then(

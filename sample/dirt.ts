@@ -72,7 +72,8 @@ export class Dirt {
   /** A date as YYYY-MM-DD, sometimes as a date-time (with an offset that keeps its UTC date). */
   date(iso: string): string {
     const r = this.random.next()
-    if (r < 0.04) return `${iso}T${String(8 + this.random.int(10)).padStart(2, '0')}:${String(this.random.int(60)).padStart(2, '0')}:00Z`
+    if (r < 0.04)
+      return `${iso}T${String(8 + this.random.int(10)).padStart(2, '0')}:${String(this.random.int(60)).padStart(2, '0')}:00Z`
     if (r < 0.05) return `${iso}T12:30:00+01:00`
     return iso
   }

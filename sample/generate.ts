@@ -70,7 +70,7 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
   const { draws, slots } = plan(random, total, yearOfDay(asOf))
 
   const file = options.out === '-' ? process.stdout : createWriteStream(options.out)
-  const gzip = options.gzip ?? true ? createGzip({ level: 5 }) : undefined
+  const gzip = (options.gzip ?? true) ? createGzip({ level: 5 }) : undefined
   if (gzip !== undefined) gzip.pipe(file)
   const sink: Writable = gzip ?? file
   const writer = new BufferedWriter(sink)
@@ -94,7 +94,15 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
     const imported = draw.imported(random, age)
     const region = draw.region(random)
     const mileage = draw.mileage(random, age)
-    const price = draw.price(random, { age, fuel, automatic, imported, region, mileage, monthsAgo: (asOf - firstSeen) / 30.4 })
+    const price = draw.price(random, {
+      age,
+      fuel,
+      automatic,
+      imported,
+      region,
+      mileage,
+      monthsAgo: (asOf - firstSeen) / 30.4,
+    })
     const row: Row = {
       listing_id: `OTM${60_000_000 + i}`,
       make: dirt.make(draw.make.name),
@@ -124,15 +132,14 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
       spoil(row, random.pick(INVALID_KINDS))
       invalid++
     }
-    const earlier =
-      scrapedTwice
-        ? encode({
-            ...row,
-            last_seen: isoDate(firstSeen + random.int(lastSeen - firstSeen)),
-            active: 'true',
-            price: typeof row.price === 'number' ? Math.round(row.price * 1.03) : row.price,
-          })
-        : undefined
+    const earlier = scrapedTwice
+      ? encode({
+          ...row,
+          last_seen: isoDate(firstSeen + random.int(lastSeen - firstSeen)),
+          active: 'true',
+          price: typeof row.price === 'number' ? Math.round(row.price * 1.03) : row.price,
+        })
+      : undefined
     const earlierFirst = earlier !== undefined && random.chance(0.5)
     if (earlierFirst) await writer.write(earlier)
     await writer.write(encode(row))
@@ -144,7 +151,15 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
   await writer.end()
   if (file !== process.stdout) await finished(file)
   options.onProgress?.(slots.length, slots.length)
-  return { out: options.out, as_of: isoDate(asOf), listings: slots.length, rows, duplicate_rows: duplicates, invalid_rows: invalid, eur_rows: eur }
+  return {
+    out: options.out,
+    as_of: isoDate(asOf),
+    listings: slots.length,
+    rows,
+    duplicate_rows: duplicates,
+    invalid_rows: invalid,
+    eur_rows: eur,
+  }
 }
 
 /**
@@ -165,12 +180,16 @@ function plan(random: Random, total: number, asOfYear: number) {
       // Years with a published count get it; the model's other listings spread by age.
       const reference = model.reference ?? {}
       const fixed = years.reduce((s, y) => s + (reference[y] ?? 0), 0)
-      const weights = years.map((y) => (y in reference ? 0 : ageWeight(asOfYear - y, make.premium) * Math.exp(0.35 * random.normal())))
+      const weights = years.map((y) =>
+        y in reference ? 0 : ageWeight(asOfYear - y, make.premium) * Math.exp(0.35 * random.normal()),
+      )
       const sum = weights.reduce((s, w) => s + w, 0)
       const scale = total / market
       years.forEach((year, i) => {
         draws.push({ draw, year })
-        wanted.push(scale * (reference[year] ?? (sum === 0 ? 0 : Math.max(0, model.listings - fixed) * (weights[i]! / sum))))
+        wanted.push(
+          scale * (reference[year] ?? (sum === 0 ? 0 : Math.max(0, model.listings - fixed) * (weights[i]! / sum))),
+        )
       })
     }
   }
@@ -230,7 +249,16 @@ function spoil(row: Row, kind: InvalidKind): void {
 }
 
 const TRIMS = ['1.6 TDI', '2.0 TDI', '1.4 TSI', '1.5', '2.0', '1.2 benzyna', '3.0d', 'hybrid', 'EV']
-const WORDS = ['Salon Polska', 'bezwypadkowy', 'serwisowany w ASO', 'pierwszy właściciel', 'full opcja', 'zadbany', '"igła"', 'FV 23%']
+const WORDS = [
+  'Salon Polska',
+  'bezwypadkowy',
+  'serwisowany w ASO',
+  'pierwszy właściciel',
+  'full opcja',
+  'zadbany',
+  '"igła"',
+  'FV 23%',
+]
 
 /** A listing title, the kind of free text with commas and quotes that exports carry. */
 function title(random: Random, make: string, model: string, fuel: string): string {

@@ -105,7 +105,15 @@ export class ModelDraw {
    */
   price(
     random: Random,
-    listing: { age: number; fuel: FuelType; automatic: boolean; imported: boolean; region: number; mileage: number; monthsAgo: number },
+    listing: {
+      age: number
+      fuel: FuelType
+      automatic: boolean
+      imported: boolean
+      region: number
+      mileage: number
+      monthsAgo: number
+    },
   ): number {
     const expectedMileage = Math.max(3000, listing.age * 17_500)
     const p =
@@ -135,7 +143,9 @@ function askingPrice(random: Random, p: number): number {
   return random.chance(0.5) ? Math.round(p / 1000) * 1000 - 100 : Math.round(p / 500) * 500
 }
 
-/** Relative number of listings of a model by age: mass-market cars peak at about nine years, premium ones are flatter. */
+/**
+ * Relative number of listings of a model by age: mass-market cars peak at about nine years, premium ones are flatter.
+ */
 export function ageWeight(age: number, premium: boolean): number {
   const a = age + 1
   return premium ? a ** 0.6 * Math.exp(-a / 14) : a ** 2 * Math.exp(-a / 5)

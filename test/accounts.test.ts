@@ -24,7 +24,11 @@ t.test('keyed calls are charged; failures are refunded and recorded; the balance
   t.equal(valuation.status, 200)
   t.same([valuation.body.data.credits_used, valuation.body.data.credits_remaining], [8, 42])
   const factors = await get(`/v1/market/valuation-factors?${golf}`)
-  t.same([factors.body.data?.credits_used, factors.body.data?.credits_remaining, factors.status], [undefined, undefined, 404], 'too few per side: 404')
+  t.same(
+    [factors.body.data?.credits_used, factors.body.data?.credits_remaining, factors.status],
+    [undefined, undefined, 404],
+    'too few per side: 404',
+  )
   t.equal(factors.body.error.code, 'INSUFFICIENT_DATA')
   const invalid = await get('/v1/market/valuation?make=VW&model=Golf&year=abc')
   t.equal(invalid.status, 400)
@@ -46,7 +50,15 @@ t.test('keyed calls are charged; failures are refunded and recorded; the balance
   const usage = await get('/v1/account/usage?limit=3')
   t.equal(usage.body.data.limit, 3)
   t.same(
-    usage.body.data.transactions.map((e: any) => [e.type, e.endpoint, e.credits, e.balance_after, e.status, e.make, e.year]),
+    usage.body.data.transactions.map((e: any) => [
+      e.type,
+      e.endpoint,
+      e.credits,
+      e.balance_after,
+      e.status,
+      e.make,
+      e.year,
+    ]),
     [
       ['charge', 'price-history', -10, 32, 'success', 'VW', 2017],
       ['failed_call', 'valuation', 0, 42, 'INVALID_PARAMETER', 'VW', null],
@@ -60,7 +72,8 @@ t.test('keyed calls are charged; failures are refunded and recorded; the balance
     32,
     'balance = sum of entries',
   )
-  for (const limit of ['0', '201', 'x', '5&limit=6']) t.equal((await get(`/v1/account/usage?limit=${limit}`)).status, 400, `limit=${limit}`)
+  for (const limit of ['0', '201', 'x', '5&limit=6'])
+    t.equal((await get(`/v1/account/usage?limit=${limit}`)).status, 400, `limit=${limit}`)
 })
 
 t.test('a balance below the price is 402 with top_up_url, before any data is read', async (t) => {
@@ -68,8 +81,16 @@ t.test('a balance below the price is 402 with top_up_url, before any data is rea
   t.equal((await get(`/v1/market/valuation?${golf}`)).status, 200)
   const refused = await get(`/v1/market/liquidity?${golf}`)
   t.equal(refused.status, 402)
-  t.same(refused.body.error, { code: 'INSUFFICIENT_CREDITS', message: 'This call costs 6 credits; the balance is 1.', top_up_url: 'https://api.example.test/#plans' })
-  t.equal((await get('/v1/market/liquidity?make=VW&model=Golf&year=abc')).status, 400, 'parameters are checked before the balance')
+  t.same(refused.body.error, {
+    code: 'INSUFFICIENT_CREDITS',
+    message: 'This call costs 6 credits; the balance is 1.',
+    top_up_url: 'https://api.example.test/#plans',
+  })
+  t.equal(
+    (await get('/v1/market/liquidity?make=VW&model=Golf&year=abc')).status,
+    400,
+    'parameters are checked before the balance',
+  )
 })
 
 t.test('keys: missing, empty, unknown, disabled and replaced', async (t) => {

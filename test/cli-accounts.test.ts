@@ -11,11 +11,26 @@ for (const engine of ENGINES) {
     const ledger = await engine.fresh(t)
     const { port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--rate-limit', '0'])
     const call = async (key: string) => {
-      const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, { headers: { 'x-api-key': key } })
-      return { status: response.statusCode, body: (await response.body.json()) as { data?: { credits_remaining: number }; error?: { code: string } } }
+      const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, {
+        headers: { 'x-api-key': key },
+      })
+      return {
+        status: response.statusCode,
+        body: (await response.body.json()) as { data?: { credits_remaining: number }; error?: { code: string } },
+      }
     }
 
-    const created = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'Floty@Example.pl', '--credits', '20', '--json'])
+    const created = await carmarket([
+      'accounts',
+      'create',
+      '--ledger',
+      ledger,
+      '--email',
+      'Floty@Example.pl',
+      '--credits',
+      '20',
+      '--json',
+    ])
     t.equal(created.code, 0, created.stderr)
     const { account_id: id, key } = JSON.parse(created.stdout) as { account_id: string; key: string }
     t.match(key, /^cm_/)
@@ -25,20 +40,38 @@ for (const engine of ENGINES) {
     t.equal(again.code, 1)
     t.match(again.stderr, /exists already/)
 
-    const granted = await carmarket(['credits', 'grant', '--ledger', ledger, '--account', id, '--credits', '100', '--reference', 'FV/2026/11/7', '--json'])
+    const granted = await carmarket([
+      'credits',
+      'grant',
+      '--ledger',
+      ledger,
+      '--account',
+      id,
+      '--credits',
+      '100',
+      '--reference',
+      'FV/2026/11/7',
+      '--json',
+    ])
     t.same(JSON.parse(granted.stdout).balance_after, 112)
 
     t.equal((await carmarket(['accounts', 'disable', '--ledger', ledger, '--email', 'floty@example.pl'])).code, 0)
     t.same((await call(key)).body.error?.code, 'ACCOUNT_DISABLED', 'refused from the next request on')
     t.equal((await carmarket(['accounts', 'enable', '--ledger', ledger, '--account', id])).code, 0)
 
-    const reissued = JSON.parse((await carmarket(['keys', 'issue', '--ledger', ledger, '--account', id, '--json'])).stdout) as { key: string }
+    const reissued = JSON.parse(
+      (await carmarket(['keys', 'issue', '--ledger', ledger, '--account', id, '--json'])).stdout,
+    ) as { key: string }
     t.same((await call(key)).body.error?.code, 'UNAUTHORIZED', 'the old key stops working')
     t.equal((await call(reissued.key)).body.data?.credits_remaining, 104)
 
-    const shown = JSON.parse((await carmarket(['accounts', 'show', '--ledger', ledger, '--account', id, '--json'])).stdout)
+    const shown = JSON.parse(
+      (await carmarket(['accounts', 'show', '--ledger', ledger, '--account', id, '--json'])).stdout,
+    )
     t.same([shown.balance, shown.granted, shown.used, shown.status], [104, 120, 16, 'active'])
-    const usage = JSON.parse((await carmarket(['usage', '--ledger', ledger, '--email', 'floty@example.pl', '--json'])).stdout)
+    const usage = JSON.parse(
+      (await carmarket(['usage', '--ledger', ledger, '--email', 'floty@example.pl', '--json'])).stdout,
+    )
     t.same(
       usage.transactions.map((e: { type: string; credits: number }) => [e.type, e.credits]),
       [
@@ -48,22 +81,47 @@ for (const engine of ENGINES) {
         ['grant', 20],
       ],
     )
-    t.equal((await carmarket(['accounts', 'show', '--ledger', ledger])).code, 2, 'an account must be named (a usage error)')
+    t.equal(
+      (await carmarket(['accounts', 'show', '--ledger', ledger])).code,
+      2,
+      'an account must be named (a usage error)',
+    )
   })
 }
 
 t.test('carmarket ledger backup: a consistent copy taken while two workers debit', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const ledger = freshDir(t)
-  const created = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'kopia@example.pl', '--credits', '80000', '--json'])
+  const created = await carmarket([
+    'accounts',
+    'create',
+    '--ledger',
+    ledger,
+    '--email',
+    'kopia@example.pl',
+    '--credits',
+    '80000',
+    '--json',
+  ])
   const { account_id: id, key } = JSON.parse(created.stdout) as { account_id: string; key: string }
-  const { port } = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', ledger, '--rate-limit', '0'])
+  const { port } = await spawnServe(t, [
+    '--workers',
+    '2',
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    ledger,
+    '--rate-limit',
+    '0',
+  ])
   let loading = true
   let answered = 0
   const load = Promise.all(
     Array.from({ length: 8 }, async () => {
       while (loading) {
-        const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, { headers: { 'x-api-key': key } })
+        const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, {
+          headers: { 'x-api-key': key },
+        })
         await response.body.dump()
         if (response.statusCode === 200) answered++
       }
@@ -77,7 +135,11 @@ t.test('carmarket ledger backup: a consistent copy taken while two workers debit
   await load
   t.equal(backup.code, 0, backup.stderr)
   t.same(JSON.parse(backup.stdout), { backup: copy })
-  t.equal((await carmarket(['ledger', 'backup', '--ledger', ledger, '--to', copy])).code, 1, 'never over an existing backup')
+  t.equal(
+    (await carmarket(['ledger', 'backup', '--ledger', ledger, '--to', copy])).code,
+    1,
+    'never over an existing backup',
+  )
 
   // The copy is a ledger of one committed moment: its balance is the sum of its entries.
   const restored = LmdbLedger.open(copy)
@@ -85,7 +147,10 @@ t.test('carmarket ledger backup: a consistent copy taken while two workers debit
   const account = (await restored.account(id))!
   const entries = await restored.entries(id, 200_000)
   t.equal(entries.length, account.entries, 'every entry the account counts is there')
-  t.equal(entries.reduce((sum, e) => sum + e.credits, 0), account.balance)
+  t.equal(
+    entries.reduce((sum, e) => sum + e.credits, 0),
+    account.balance,
+  )
   t.ok(account.used >= 8 * 200 && account.used <= 8 * during + 8 * 8, 'the debits up to the moment of the copy')
   t.equal((await restored.authenticate(key))?.id, id, 'keys work from the copy')
 })

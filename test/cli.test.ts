@@ -37,7 +37,10 @@ t.test('generate is deterministic; NDJSON without gzip has the 14 contract colum
   const csvA = gunzipSync(rawA)
   const csvB = gunzipSync(rawB)
   t.ok(csvA.equals(csvB), 'the same options give byte-identical exports')
-  const csvLines = csvA.toString('utf8').split('\n').filter((l) => l !== '')
+  const csvLines = csvA
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
   t.ok(csvLines.length >= summary.rows + 1, 'a header and at least one line per row')
   t.strictSame(csvLines[0]!.split(',').slice(0, 14), COLUMNS)
 
@@ -70,11 +73,30 @@ t.test('build, snapshot info and snapshot query', async (t) => {
   const dir = t.testdir()
   const input = join(dir, 'export.csv.gz')
   const snapshots = join(dir, 'snapshots')
-  const generated = await carmarket(['generate', '--out', input, '--listings', '20000', '--seed', 'cli', '--as-of', '2026-09-30', '--json'])
+  const generated = await carmarket([
+    'generate',
+    '--out',
+    input,
+    '--listings',
+    '20000',
+    '--seed',
+    'cli',
+    '--as-of',
+    '2026-09-30',
+    '--json',
+  ])
   t.equal(generated.code, 0, generated.stderr)
-  const summary = JSON.parse(generated.stdout) as { rows: number; invalid_rows: number; eur_rows: number; duplicate_rows: number }
+  const summary = JSON.parse(generated.stdout) as {
+    rows: number
+    invalid_rows: number
+    eur_rows: number
+    duplicate_rows: number
+  }
 
-  const built = await carmarket(['build', '--input', input, '--snapshots', snapshots, '--json', '--fx', 'EUR=4.30'], dir)
+  const built = await carmarket(
+    ['build', '--input', input, '--snapshots', snapshots, '--json', '--fx', 'EUR=4.30'],
+    dir,
+  )
   t.equal(built.code, 0, built.stderr)
   t.notMatch(built.stderr, /\r/, 'no progress bar when stderr is no terminal')
   t.match(built.stderr, /^carmarket: WARNING: .*\bUSD\b/m, 'the USD rows, with no rate given, are told of')
@@ -97,7 +119,14 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     t.equal(report.format, 'csv')
     t.equal(report.as_of, '2026-09-30')
     const reasons = Object.keys(report.rejected_by_reason)
-    for (const reason of ['invalid_price', 'invalid_fuel_type', 'invalid_voivodeship', 'unsupported_currency', 'invalid_gearbox', 'last_seen_before_first_seen']) {
+    for (const reason of [
+      'invalid_price',
+      'invalid_fuel_type',
+      'invalid_voivodeship',
+      'unsupported_currency',
+      'invalid_gearbox',
+      'last_seen_before_first_seen',
+    ]) {
       t.ok((report.rejected_by_reason[reason] ?? 0) > 0, `rejected_by_reason has ${reason}`)
     }
     t.ok(reasons.length >= 8, `${reasons.length} reasons: ${reasons.join(', ')}`)
@@ -106,7 +135,11 @@ t.test('build, snapshot info and snapshot query', async (t) => {
       report.rows_rejected,
       'the reasons add up to rows_rejected',
     )
-    t.equal(report.rows_rejected + report.duplicates_dropped + report.listings_kept, report.rows_read, 'every row read is rejected, a duplicate or kept')
+    t.equal(
+      report.rows_rejected + report.duplicates_dropped + report.listings_kept,
+      report.rows_read,
+      'every row read is rejected, a duplicate or kept',
+    )
     t.ok(report.listings_kept > 19_000, `${report.listings_kept} listings kept`)
     t.ok((report.currency_conversions['EUR'] ?? 0) >= summary.eur_rows, 'the EUR rows are converted with --fx')
     t.ok(report.keys_written > 1000, `${report.keys_written} keys written`)
@@ -115,7 +148,13 @@ t.test('build, snapshot info and snapshot query', async (t) => {
   await t.test('snapshot info', async (t) => {
     const info = await carmarket(['snapshot', 'info', '--snapshots', snapshots, '--json'])
     t.equal(info.code, 0, info.stderr)
-    const manifest = JSON.parse(info.stdout) as { schema_version: number; as_of: string; build_id: string; source: string; counts: Record<string, number> }
+    const manifest = JSON.parse(info.stdout) as {
+      schema_version: number
+      as_of: string
+      build_id: string
+      source: string
+      counts: Record<string, number>
+    }
     t.equal(manifest.schema_version, 2)
     t.equal(manifest.as_of, '2026-09-30')
     t.equal(manifest.build_id, report.build_id)
@@ -134,11 +173,31 @@ t.test('build, snapshot info and snapshot query', async (t) => {
   })
 
   await t.test('snapshot query', async (t) => {
-    const ok = await carmarket(['snapshot', 'query', 'valuation', '--snapshots', snapshots, '--make', 'VW', '--model', 'Golf', '--year', '2017'])
+    const ok = await carmarket([
+      'snapshot',
+      'query',
+      'valuation',
+      '--snapshots',
+      snapshots,
+      '--make',
+      'VW',
+      '--model',
+      'Golf',
+      '--year',
+      '2017',
+    ])
     t.equal(ok.code, 0, ok.stderr)
     const answer = JSON.parse(ok.stdout) as {
       status: string
-      data: { make: string; model: string; year: number; matched: { makes: string[]; models: string[]; match_type: string }; valuation: Record<string, number>; sample_size: number; currency: string }
+      data: {
+        make: string
+        model: string
+        year: number
+        matched: { makes: string[]; models: string[]; match_type: string }
+        valuation: Record<string, number>
+        sample_size: number
+        currency: string
+      }
     }
     t.equal(answer.status, 'success')
     t.equal(answer.data.make, 'VW', 'the request is echoed')
@@ -148,34 +207,97 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     t.equal(answer.data.currency, 'PLN')
     t.ok(answer.data.sample_size >= 10, `${answer.data.sample_size} listings`)
     const v = answer.data.valuation
-    t.ok(v['p25']! > 0 && v['p25']! <= v['median']! && v['median']! <= v['p75']!, `p25 ${v['p25']} <= median ${v['median']} <= p75 ${v['p75']}`)
+    t.ok(
+      v['p25']! > 0 && v['p25']! <= v['median']! && v['median']! <= v['p75']!,
+      `p25 ${v['p25']} <= median ${v['median']} <= p75 ${v['p75']}`,
+    )
     t.strictSame(Object.keys(v).sort(), ['average', 'median', 'p25', 'p75'])
 
-    const unknown = await carmarket(['snapshot', 'query', 'valuation', '--snapshots', snapshots, '--make', 'Zzyzxmobile', '--model', 'Golf', '--year', '2017'])
+    const unknown = await carmarket([
+      'snapshot',
+      'query',
+      'valuation',
+      '--snapshots',
+      snapshots,
+      '--make',
+      'Zzyzxmobile',
+      '--model',
+      'Golf',
+      '--year',
+      '2017',
+    ])
     t.equal(unknown.code, 1)
     const notFound = JSON.parse(unknown.stdout) as { status: string; error: { code: string; message: string } }
     t.equal(notFound.status, 'error')
     t.equal(notFound.error.code, 'INSUFFICIENT_DATA')
     t.type(notFound.error.message, 'string')
 
-    const badYear = await carmarket(['snapshot', 'query', 'valuation', '--snapshots', snapshots, '--make', 'VW', '--model', 'Golf', '--year', 'abc'])
+    const badYear = await carmarket([
+      'snapshot',
+      'query',
+      'valuation',
+      '--snapshots',
+      snapshots,
+      '--make',
+      'VW',
+      '--model',
+      'Golf',
+      '--year',
+      'abc',
+    ])
     t.equal(badYear.code, 1)
     const invalid = JSON.parse(badYear.stdout) as { status: string; error: { code: string; parameter: string } }
     t.equal(invalid.status, 'error')
     t.equal(invalid.error.code, 'INVALID_PARAMETER')
     t.equal(invalid.error.parameter, 'year')
 
-    const bogus = await carmarket(['snapshot', 'query', 'bogus', '--snapshots', snapshots, '--make', 'VW', '--model', 'Golf', '--year', '2017'])
+    const bogus = await carmarket([
+      'snapshot',
+      'query',
+      'bogus',
+      '--snapshots',
+      snapshots,
+      '--make',
+      'VW',
+      '--model',
+      'Golf',
+      '--year',
+      '2017',
+    ])
     t.equal(bogus.code, 2, 'a usage error')
     t.equal(bogus.stdout, '')
-    t.match(bogus.stderr, /^carmarket: unknown operation "bogus"; one of valuation, price-history, liquidity, valuation-factors, regional\n$/)
+    t.match(
+      bogus.stderr,
+      /^carmarket: unknown operation "bogus"; one of valuation, price-history, liquidity, valuation-factors, regional\n$/,
+    )
 
-    const history = await carmarket(['snapshot', 'query', 'price-history', '--snapshots', snapshots, '--make', 'Volkswagen', '--model', 'Golf', '--year', '2017', '--months', '12'])
+    const history = await carmarket([
+      'snapshot',
+      'query',
+      'price-history',
+      '--snapshots',
+      snapshots,
+      '--make',
+      'Volkswagen',
+      '--model',
+      'Golf',
+      '--year',
+      '2017',
+      '--months',
+      '12',
+    ])
     t.equal(history.code, 0, history.stderr)
-    const trend = (JSON.parse(history.stdout) as { data: { months_requested: number; trend: { month: string; avg_price: number; sample_size: number }[] } }).data
+    const trend = (
+      JSON.parse(history.stdout) as {
+        data: { months_requested: number; trend: { month: string; avg_price: number; sample_size: number }[] }
+      }
+    ).data
     t.equal(trend.months_requested, 12)
     t.ok(trend.trend.length > 0 && trend.trend.length <= 12, `${trend.trend.length} months`)
-    t.ok(trend.trend.every((p) => p.month >= '2025-10' && p.month <= '2026-09' && p.sample_size > 0), 'months within the window')
+    t.ok(
+      trend.trend.every((p) => p.month >= '2025-10' && p.month <= '2026-09' && p.sample_size > 0),
+      'months within the window',
+    )
   })
 })
 
@@ -197,24 +319,32 @@ t.test('snapshot info where there is no snapshot names the folder it looked in, 
   t.ok(run.stderr.includes(` ${join(dir, 'snapshots')} `), run.stderr)
 })
 
-t.test('sample: builds the embedded sample when the current snapshot cannot be served, and leaves a servable one alone', async (t) => {
-  const { snapshots, snapshot } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
-  // A snapshot of a format this version refuses: its manifest.json lists no digests.
-  const manifestPath = join(snapshot.dir, MANIFEST_FILE)
-  const { files: _files, ...withoutDigests } = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>
-  chmodSync(manifestPath, 0o644)
-  writeFileSync(manifestPath, JSON.stringify(withoutDigests))
-  const exportPath = join(freshDir(t), 'sample.csv.gz')
-  // Generating and building 1.4 million listings takes a minute or more on a busy machine.
-  const rebuilt = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath], undefined, { timeout: 240_000 })
-  t.equal(rebuilt.code, 0, rebuilt.stderr)
-  t.match(rebuilt.stderr, /cannot be served/, 'it says why it builds')
-  const current = realpathSync(join(snapshots, CURRENT_LINK))
-  t.not(current, snapshot.dir, 'a new snapshot is current')
-  t.ok(existsSync(exportPath), 'from the generated sample export')
+t.test(
+  'sample: builds the embedded sample when the current snapshot cannot be served, and leaves a servable one alone',
+  async (t) => {
+    const { snapshots, snapshot } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+    // A snapshot of a format this version refuses: its manifest.json lists no digests.
+    const manifestPath = join(snapshot.dir, MANIFEST_FILE)
+    const { files: _files, ...withoutDigests } = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<
+      string,
+      unknown
+    >
+    chmodSync(manifestPath, 0o644)
+    writeFileSync(manifestPath, JSON.stringify(withoutDigests))
+    const exportPath = join(freshDir(t), 'sample.csv.gz')
+    // Generating and building 1.4 million listings takes a minute or more on a busy machine.
+    const rebuilt = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath], undefined, {
+      timeout: 240_000,
+    })
+    t.equal(rebuilt.code, 0, rebuilt.stderr)
+    t.match(rebuilt.stderr, /cannot be served/, 'it says why it builds')
+    const current = realpathSync(join(snapshots, CURRENT_LINK))
+    t.not(current, snapshot.dir, 'a new snapshot is current')
+    t.ok(existsSync(exportPath), 'from the generated sample export')
 
-  const again = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath])
-  t.equal(again.code, 0, again.stderr)
-  t.equal(again.stderr, '', 'a servable snapshot is left alone')
-  t.equal(realpathSync(join(snapshots, CURRENT_LINK)), current)
-})
+    const again = await carmarket(['sample', '--snapshots', snapshots, '--export', exportPath])
+    t.equal(again.code, 0, again.stderr)
+    t.equal(again.stderr, '', 'a servable snapshot is left alone')
+    t.equal(realpathSync(join(snapshots, CURRENT_LINK)), current)
+  },
+)

@@ -13,7 +13,10 @@ interface Opened {
   readonly counters: Counters
   /** The same storage opened again, as another process (or machine) of the deployment opens it. */
   again(): Promise<Counters>
-  /** For an engine whose counts expire by themselves: a count's time to live (ms), and how long past its window a count may live. Absent for an engine that sweeps. */
+  /**
+   * For an engine whose counts expire by themselves: a count's time to live (ms), and how long past its window a count
+   * may live. Absent for an engine that sweeps.
+   */
   readonly expiry?: { ttl(kind: CounterKind, window: number, who: string): Promise<number>; readonly margin: number }
 }
 
@@ -70,8 +73,14 @@ function tally(results: readonly Counted[]): { numbers: number[]; limit: number 
 
 check('concurrent counts stop at the limit exactly', async (t, { counters }) => {
   const window = windowOf('demo')
-  const results = await Promise.all(Array.from({ length: 200 }, () => counters.countUpTo('demo', window, '203.0.113.5', 5)))
-  t.same(tally(results), { numbers: [1, 2, 3, 4, 5], limit: 195 }, 'of 200 at once, five are counted, each with its own number')
+  const results = await Promise.all(
+    Array.from({ length: 200 }, () => counters.countUpTo('demo', window, '203.0.113.5', 5)),
+  )
+  t.same(
+    tally(results),
+    { numbers: [1, 2, 3, 4, 5], limit: 195 },
+    'of 200 at once, five are counted, each with its own number',
+  )
   t.equal(await counters.count('demo', window, '203.0.113.5'), 5)
   t.equal(await counters.countUpTo('demo', window, '203.0.113.5', 5), 'limit')
   t.equal(await counters.countUpTo('demo', window, '203.0.113.5', 6), 6, 'a higher limit counts on from there')
@@ -82,7 +91,11 @@ check('concurrent counts stop at the limit exactly', async (t, { counters }) => 
 check('every process of a deployment counts in the same counters', async (t, { counters, again }) => {
   const other = await again()
   const window = windowOf('rate')
-  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? counters : other).countUpTo('rate', window, '198.51.100.1', 7)))
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      (i % 2 === 0 ? counters : other).countUpTo('rate', window, '198.51.100.1', 7),
+    ),
+  )
   t.same(tally(results), { numbers: [1, 2, 3, 4, 5, 6, 7], limit: 93 })
   t.equal(await other.count('rate', window, '198.51.100.1'), 7)
 })
@@ -90,7 +103,9 @@ check('every process of a deployment counts in the same counters', async (t, { c
 check('kinds, windows and whos are counted apart', async (t, { counters }) => {
   // Client addresses and mailboxes may hold colons and look like a key's other parts.
   const whos = ['203.0.113.5', '2001:db8::5', 'jan.kowalski@example.pl', ':', 'rate:1:203.0.113.5']
-  const cells = KINDS.flatMap((kind) => [windowOf(kind), windowOf(kind) + 1].flatMap((window) => whos.map((who) => ({ kind, window, who }))))
+  const cells = KINDS.flatMap((kind) =>
+    [windowOf(kind), windowOf(kind) + 1].flatMap((window) => whos.map((who) => ({ kind, window, who }))),
+  )
   const times = (i: number) => (i % 3) + 1
   await Promise.all(
     cells.map(async ({ kind, window, who }, i) => {
@@ -98,7 +113,11 @@ check('kinds, windows and whos are counted apart', async (t, { counters }) => {
     }),
   )
   const read = await Promise.all(cells.map(({ kind, window, who }) => counters.count(kind, window, who)))
-  t.same(read, cells.map((_, i) => times(i)), `each of ${cells.length} counts reads back as made`)
+  t.same(
+    read,
+    cells.map((_, i) => times(i)),
+    `each of ${cells.length} counts reads back as made`,
+  )
   t.equal(await counters.count('rate', windowOf('rate'), 'never counted'), 0)
 })
 
@@ -119,16 +138,21 @@ check('old windows are dropped; the current ones are kept', async (t, { counters
     await counters.countUpTo(kind, windowOf(kind), 'current', 10)
   }
   await counters.sweep(now)
-  for (const kind of KINDS) t.equal(await counters.count(kind, windowOf(kind), 'current'), 1, `${kind}: the current window is kept`)
+  for (const kind of KINDS)
+    t.equal(await counters.count(kind, windowOf(kind), 'current'), 1, `${kind}: the current window is kept`)
   if (expiry === undefined) {
-    for (const kind of KINDS) t.equal(await counters.count(kind, windowOf(kind) - 2, 'old'), 0, `${kind}: a passed window is swept`)
+    for (const kind of KINDS)
+      t.equal(await counters.count(kind, windowOf(kind) - 2, 'old'), 0, `${kind}: a passed window is swept`)
     return
   }
   for (const kind of KINDS) {
     const length = COUNTER_WINDOW_MS[kind]
     const left = (windowOf(kind) + 1) * length - Date.now()
     const current = await expiry.ttl(kind, windowOf(kind), 'current')
-    t.ok(current >= left && current <= length + expiry.margin, `${kind}: the current count expires after its window ends, within the margin (${current} ms)`)
+    t.ok(
+      current >= left && current <= length + expiry.margin,
+      `${kind}: the current count expires after its window ends, within the margin (${current} ms)`,
+    )
     const old = await expiry.ttl(kind, windowOf(kind) - 2, 'old')
     t.ok(old > 0 && old <= expiry.margin, `${kind}: a passed window's count expires within the margin (${old} ms)`)
   }

@@ -41,7 +41,7 @@ const randomly =
       return ((x ^ (x >>> 14)) >>> 0) / 4294967296
     }
     const out: Buffer[] = []
-    for (let i = 0; i < bytes.length; ) {
+    for (let i = 0; i < bytes.length;) {
       const n = 1 + Math.floor(next() * max)
       out.push(bytes.subarray(i, i + n))
       i += n
@@ -102,11 +102,56 @@ t.test('quoted commas, doubled quotes and line breaks inside quotes, CRLF record
   const { format, rows: got } = await read(csv)
   t.equal(format, 'csv')
   t.strictSame(got, [
-    expected({ listing_id: 'A1', make: 'Volkswagen', model: 'Golf, Variant', year: '2017', price: '45000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
-    expected({ listing_id: 'A2', make: 'Citroen', model: 'C4 "Picasso"', year: '2015', price: '31000', first_seen: '2026-08-02', last_seen: '2026-09-02', active: 'false' }),
-    expected({ listing_id: 'A3', make: 'Volkswagen', model: 'Golf\nPlus', year: '2016', price: '39000', first_seen: '2026-08-03', last_seen: '2026-09-03', active: 'true' }),
-    expected({ listing_id: 'A4', make: 'Volkswagen', model: 'Golf\r\nSportsvan', year: '2018', price: '52000', first_seen: '2026-08-04', last_seen: '2026-09-04', active: 'false' }),
-    expected({ listing_id: 'A5', make: '', model: '"', year: '2019', price: '', first_seen: '2026-08-05', last_seen: '2026-09-05', active: 'true' }),
+    expected({
+      listing_id: 'A1',
+      make: 'Volkswagen',
+      model: 'Golf, Variant',
+      year: '2017',
+      price: '45000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
+    expected({
+      listing_id: 'A2',
+      make: 'Citroen',
+      model: 'C4 "Picasso"',
+      year: '2015',
+      price: '31000',
+      first_seen: '2026-08-02',
+      last_seen: '2026-09-02',
+      active: 'false',
+    }),
+    expected({
+      listing_id: 'A3',
+      make: 'Volkswagen',
+      model: 'Golf\nPlus',
+      year: '2016',
+      price: '39000',
+      first_seen: '2026-08-03',
+      last_seen: '2026-09-03',
+      active: 'true',
+    }),
+    expected({
+      listing_id: 'A4',
+      make: 'Volkswagen',
+      model: 'Golf\r\nSportsvan',
+      year: '2018',
+      price: '52000',
+      first_seen: '2026-08-04',
+      last_seen: '2026-09-04',
+      active: 'false',
+    }),
+    expected({
+      listing_id: 'A5',
+      make: '',
+      model: '"',
+      year: '2019',
+      price: '',
+      first_seen: '2026-08-05',
+      last_seen: '2026-09-05',
+      active: 'true',
+    }),
   ])
   // The same bytes cut everywhere give the same rows, CR and LF of a CRLF in different chunks included.
   t.strictSame((await read(csv, bytewise)).rows, got, 'one byte per chunk')
@@ -123,22 +168,63 @@ t.test('the header may be in any case and order, with extra columns that are ign
     '"x, y",true,2026-09-02,2026-08-02,47000,2018,Passat,VW,X2,"private, ""owner""",,,\n'
   const { rows: got } = await read(csv)
   t.strictSame(got, [
-    expected({ listing_id: 'X1', make: 'Volkswagen', model: 'Golf', year: '2017', price: '45000', mileage_km: '120000', gearbox: 'manual', voivodeship: 'mazowieckie', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'false' }),
-    expected({ listing_id: 'X2', make: 'VW', model: 'Passat', year: '2018', price: '47000', first_seen: '2026-08-02', last_seen: '2026-09-02', active: 'true' }),
+    expected({
+      listing_id: 'X1',
+      make: 'Volkswagen',
+      model: 'Golf',
+      year: '2017',
+      price: '45000',
+      mileage_km: '120000',
+      gearbox: 'manual',
+      voivodeship: 'mazowieckie',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'false',
+    }),
+    expected({
+      listing_id: 'X2',
+      make: 'VW',
+      model: 'Passat',
+      year: '2018',
+      price: '47000',
+      first_seen: '2026-08-02',
+      last_seen: '2026-09-02',
+      active: 'true',
+    }),
   ])
   t.strictSame((await read(csv, bytewise)).rows, got, 'one byte per chunk')
 })
 
 t.test('a UTF-8 BOM before the header is ignored', async (t) => {
-  const body = 'listing_id,make,model,year,price,first_seen,last_seen,active\nB1,Skoda,Octavia,2018,41000,2026-08-01,2026-09-01,true\n'
-  const want = { format: 'csv', rows: [expected({ listing_id: 'B1', make: 'Skoda', model: 'Octavia', year: '2018', price: '41000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' })] }
+  const body =
+    'listing_id,make,model,year,price,first_seen,last_seen,active\nB1,Skoda,Octavia,2018,41000,2026-08-01,2026-09-01,true\n'
+  const want = {
+    format: 'csv',
+    rows: [
+      expected({
+        listing_id: 'B1',
+        make: 'Skoda',
+        model: 'Octavia',
+        year: '2018',
+        price: '41000',
+        first_seen: '2026-08-01',
+        last_seen: '2026-09-01',
+        active: 'true',
+      }),
+    ],
+  }
   const withBom = Buffer.concat([BOM, Buffer.from(body)])
   t.strictSame(await readOrError(withBom), want, 'whole')
   t.strictSame(await readOrError(withBom, cutAt(3)), want, 'the BOM a chunk of its own')
   t.strictSame(await readOrError(withBom, bytewise), want, 'one byte per chunk')
 
   // A quoted first header name right after the BOM, the BOM arriving in pieces.
-  const quoted = Buffer.concat([BOM, Buffer.from('"listing_id","make",model,year,price,first_seen,last_seen,active\nB1,Skoda,Octavia,2018,41000,2026-08-01,2026-09-01,true\n')])
+  const quoted = Buffer.concat([
+    BOM,
+    Buffer.from(
+      '"listing_id","make",model,year,price,first_seen,last_seen,active\nB1,Skoda,Octavia,2018,41000,2026-08-01,2026-09-01,true\n',
+    ),
+  ])
   t.strictSame(await readOrError(quoted), want, 'quoted header, whole')
   t.strictSame(await readOrError(quoted, cutAt(3)), want, 'quoted header, the BOM a chunk of its own')
   t.strictSame(await readOrError(quoted, cutAt(1)), want, 'quoted header, the BOM cut after its first byte')
@@ -146,7 +232,12 @@ t.test('a UTF-8 BOM before the header is ignored', async (t) => {
   t.strictSame(await readOrError(quoted, bytewise), want, 'quoted header, one byte per chunk')
 
   // NDJSON after a BOM: the format is told by the first character after the BOM.
-  const nd = Buffer.concat([BOM, Buffer.from('{"listing_id":"B1","make":"Skoda","model":"Octavia","year":2018,"price":41000,"first_seen":"2026-08-01","last_seen":"2026-09-01","active":true}\n')])
+  const nd = Buffer.concat([
+    BOM,
+    Buffer.from(
+      '{"listing_id":"B1","make":"Skoda","model":"Octavia","year":2018,"price":41000,"first_seen":"2026-08-01","last_seen":"2026-09-01","active":true}\n',
+    ),
+  ])
   const wantNd = { ...want, format: 'ndjson' }
   t.strictSame(await readOrError(nd), wantNd, 'NDJSON after a BOM, whole')
   t.strictSame(await readOrError(nd, cutAt(1)), wantNd, 'NDJSON after a BOM cut after its first byte')
@@ -155,22 +246,60 @@ t.test('a UTF-8 BOM before the header is ignored', async (t) => {
 
 t.test('a last line without newline and trailing empty fields', async (t) => {
   const header = 'listing_id,make,model,year,price,first_seen,last_seen,active,voivodeship\n'
-  const csv = header + 'C1,Toyota,Corolla,2019,60000,2026-08-01,2026-09-01,true,\n' + 'C2,Toyota,Yaris,2020,50000,2026-08-01,2026-09-01,false,'
+  const csv =
+    header +
+    'C1,Toyota,Corolla,2019,60000,2026-08-01,2026-09-01,true,\n' +
+    'C2,Toyota,Yaris,2020,50000,2026-08-01,2026-09-01,false,'
   const want = [
-    expected({ listing_id: 'C1', make: 'Toyota', model: 'Corolla', year: '2019', price: '60000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
-    expected({ listing_id: 'C2', make: 'Toyota', model: 'Yaris', year: '2020', price: '50000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'false' }),
+    expected({
+      listing_id: 'C1',
+      make: 'Toyota',
+      model: 'Corolla',
+      year: '2019',
+      price: '60000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
+    expected({
+      listing_id: 'C2',
+      make: 'Toyota',
+      model: 'Yaris',
+      year: '2020',
+      price: '50000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'false',
+    }),
   ]
-  for (const [name, chunker] of [['whole', whole], ['bytewise', bytewise], ['random', randomly(7, 9)]] as const) {
+  for (const [name, chunker] of [
+    ['whole', whole],
+    ['bytewise', bytewise],
+    ['random', randomly(7, 9)],
+  ] as const) {
     t.strictSame((await read(csv, chunker)).rows, want, `trailing empty field at the end of input (${name})`)
   }
   const noNewline = header + 'C3,Toyota,Corolla,2019,60000,2026-08-01,2026-09-01,true,pomorskie'
-  const want3 = [expected({ listing_id: 'C3', make: 'Toyota', model: 'Corolla', year: '2019', price: '60000', voivodeship: 'pomorskie', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' })]
+  const want3 = [
+    expected({
+      listing_id: 'C3',
+      make: 'Toyota',
+      model: 'Corolla',
+      year: '2019',
+      price: '60000',
+      voivodeship: 'pomorskie',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
+  ]
   t.strictSame((await read(noNewline)).rows, want3, 'last field unquoted, no newline')
   t.strictSame((await read(noNewline, bytewise)).rows, want3, 'last field unquoted, no newline, one byte per chunk')
   const quotedLast = header + 'C3,Toyota,Corolla,2019,60000,2026-08-01,2026-09-01,true,"pomorskie"'
   t.strictSame((await read(quotedLast)).rows, want3, 'last field quoted, no newline')
   t.strictSame((await read(quotedLast, bytewise)).rows, want3, 'last field quoted, no newline, one byte per chunk')
-  const crlfLast = header.replace('\n', '\r\n') + 'C3,Toyota,Corolla,2019,60000,2026-08-01,2026-09-01,true,pomorskie\r\n'
+  const crlfLast =
+    header.replace('\n', '\r\n') + 'C3,Toyota,Corolla,2019,60000,2026-08-01,2026-09-01,true,pomorskie\r\n'
   t.strictSame((await read(crlfLast, bytewise)).rows, want3, 'CRLF after the last record')
 })
 
@@ -183,8 +312,26 @@ t.test('blank lines are skipped, LF and CRLF alike', async (t) => {
     'D2,Opel,Corsa,2015,19000,2026-08-01,2026-09-01,false\r\n' +
     '\n\n'
   const want = [
-    expected({ listing_id: 'D1', make: 'Opel', model: 'Astra', year: '2014', price: '21000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
-    expected({ listing_id: 'D2', make: 'Opel', model: 'Corsa', year: '2015', price: '19000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'false' }),
+    expected({
+      listing_id: 'D1',
+      make: 'Opel',
+      model: 'Astra',
+      year: '2014',
+      price: '21000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
+    expected({
+      listing_id: 'D2',
+      make: 'Opel',
+      model: 'Corsa',
+      year: '2015',
+      price: '19000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'false',
+    }),
   ]
   t.strictSame(await read(csv), { format: 'csv', rows: want })
   t.strictSame((await read(csv, bytewise)).rows, want, 'one byte per chunk')
@@ -198,8 +345,30 @@ t.test('non-ASCII values are decoded by row.get, even split across chunks', asyn
     'E1,Škoda,Octavia,2018,41000,Wodór,łódzkie,2026-08-01,2026-09-01,true\n' +
     'E2,"Škoda","Superb, Laurin & Klement",2019,99000,"Wodór","świętokrzyskie",2026-08-01,2026-09-01,false\n'
   const want = [
-    expected({ listing_id: 'E1', make: 'Škoda', model: 'Octavia', year: '2018', price: '41000', fuel_type: 'Wodór', voivodeship: 'łódzkie', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
-    expected({ listing_id: 'E2', make: 'Škoda', model: 'Superb, Laurin & Klement', year: '2019', price: '99000', fuel_type: 'Wodór', voivodeship: 'świętokrzyskie', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'false' }),
+    expected({
+      listing_id: 'E1',
+      make: 'Škoda',
+      model: 'Octavia',
+      year: '2018',
+      price: '41000',
+      fuel_type: 'Wodór',
+      voivodeship: 'łódzkie',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
+    expected({
+      listing_id: 'E2',
+      make: 'Škoda',
+      model: 'Superb, Laurin & Klement',
+      year: '2019',
+      price: '99000',
+      fuel_type: 'Wodór',
+      voivodeship: 'świętokrzyskie',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'false',
+    }),
   ]
   const bytes = Buffer.from(csv, 'utf8')
   t.strictSame((await read(bytes)).rows, want)
@@ -209,7 +378,12 @@ t.test('non-ASCII values are decoded by row.get, even split across chunks', asyn
   await readExport(stream([bytes]), (r) => {
     raws.push(r!.get(COL.make), r!.key(COL.make), r!.get(COL.voivodeship), r!.key(COL.voivodeship))
   })
-  t.strictSame(raws.slice(0, 4), ['Škoda', Buffer.from('Škoda').toString('latin1'), 'łódzkie', Buffer.from('łódzkie').toString('latin1')])
+  t.strictSame(raws.slice(0, 4), [
+    'Škoda',
+    Buffer.from('Škoda').toString('latin1'),
+    'łódzkie',
+    Buffer.from('łódzkie').toString('latin1'),
+  ])
 
   // Cut inside every multi-byte character: between the bytes of Š, ł, ó, ś.
   const inside: number[] = []
@@ -219,36 +393,85 @@ t.test('non-ASCII values are decoded by row.get, even split across chunks', asyn
   t.strictSame((await read(bytes, bytewise)).rows, want, 'one byte per chunk')
 
   const ndjson =
-    JSON.stringify({ listing_id: 'E1', make: 'Škoda', model: 'Octavia', year: 2018, price: 41000, fuel_type: 'Wodór', voivodeship: 'łódzkie', first_seen: '2026-08-01', last_seen: '2026-09-01', active: true }) + '\n'
+    JSON.stringify({
+      listing_id: 'E1',
+      make: 'Škoda',
+      model: 'Octavia',
+      year: 2018,
+      price: 41000,
+      fuel_type: 'Wodór',
+      voivodeship: 'łódzkie',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: true,
+    }) + '\n'
   const nd = Buffer.from(ndjson, 'utf8')
   const ndInside: number[] = []
   for (let i = 0; i < nd.length; i++) if (nd[i]! >= 0xc0) ndInside.push(i + 1)
-  t.strictSame((await read(nd, cutAt(...ndInside))).rows, [want[0]], 'NDJSON: multi-byte characters split over two chunks')
+  t.strictSame(
+    (await read(nd, cutAt(...ndInside))).rows,
+    [want[0]],
+    'NDJSON: multi-byte characters split over two chunks',
+  )
 })
 
 t.test('the same export whole, one byte per chunk and in random chunks gives identical rows', async (t) => {
   // Every feature at once, many rows, so random chunk ends fall everywhere.
-  const lines = ['Title,listing_id,MAKE,model,year,price,currency,mileage_km,fuel_type,gearbox,imported,voivodeship,first_seen,last_seen,active']
+  const lines = [
+    'Title,listing_id,MAKE,model,year,price,currency,mileage_km,fuel_type,gearbox,imported,voivodeship,first_seen,last_seen,active',
+  ]
   for (let i = 0; i < 60; i++) {
-    const title = i % 3 === 0 ? `"Auto ""${i}"", stan\r\nbardzo dobry"` : i % 3 === 1 ? `"linia\nnowa, ${i}"` : `zwykły ${i}`
+    const title =
+      i % 3 === 0 ? `"Auto ""${i}"", stan\r\nbardzo dobry"` : i % 3 === 1 ? `"linia\nnowa, ${i}"` : `zwykły ${i}`
     const make = i % 4 === 0 ? '"Škoda"' : i % 4 === 1 ? 'Volkswagen' : i % 4 === 2 ? '"Volks""wagen"' : 'Łada'
     const voivodeship = i % 5 === 0 ? '' : i % 5 === 1 ? 'łódzkie' : i % 5 === 2 ? '"śląskie"' : 'Małopolskie'
     const fuel = i % 2 === 0 ? 'Wodór' : '"Benzyna+LPG"'
-    lines.push(`${title},R${i},${make},"Model ${i % 7}, wersja",${2000 + (i % 20)},${10000 + i * 137},${i % 6 === 0 ? 'EUR' : ''},${i * 1000},${fuel},manual,${i % 2 === 0},${voivodeship},2026-07-01,2026-09-${String(1 + (i % 28)).padStart(2, '0')},${i % 3 === 0}`)
+    lines.push(
+      `${title},R${i},${make},"Model ${i % 7}, wersja",${2000 + (i % 20)},${10000 + i * 137},${i % 6 === 0 ? 'EUR' : ''},${i * 1000},${fuel},manual,${i % 2 === 0},${voivodeship},2026-07-01,2026-09-${String(1 + (i % 28)).padStart(2, '0')},${i % 3 === 0}`,
+    )
     if (i % 11 === 0) lines.push('')
   }
   const csv = lines.join('\r\n') + '\r\n'
   const base = await read(csv)
   t.equal(base.rows.length, 60)
   t.equal(base.rows.filter((r) => r === null).length, 0, 'no row is malformed')
-  t.strictSame(base.rows[0], expected({
-    listing_id: 'R0', make: 'Škoda', model: 'Model 0, wersja', year: '2000', price: '10000', currency: 'EUR', mileage_km: '0',
-    fuel_type: 'Wodór', gearbox: 'manual', imported: 'true', voivodeship: '', first_seen: '2026-07-01', last_seen: '2026-09-01', active: 'true',
-  }))
-  t.strictSame(base.rows[2], expected({
-    listing_id: 'R2', make: 'Volks"wagen', model: 'Model 2, wersja', year: '2002', price: '10274', mileage_km: '2000',
-    fuel_type: 'Wodór', gearbox: 'manual', imported: 'true', voivodeship: 'śląskie', first_seen: '2026-07-01', last_seen: '2026-09-03', active: 'false',
-  }))
+  t.strictSame(
+    base.rows[0],
+    expected({
+      listing_id: 'R0',
+      make: 'Škoda',
+      model: 'Model 0, wersja',
+      year: '2000',
+      price: '10000',
+      currency: 'EUR',
+      mileage_km: '0',
+      fuel_type: 'Wodór',
+      gearbox: 'manual',
+      imported: 'true',
+      voivodeship: '',
+      first_seen: '2026-07-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
+  )
+  t.strictSame(
+    base.rows[2],
+    expected({
+      listing_id: 'R2',
+      make: 'Volks"wagen',
+      model: 'Model 2, wersja',
+      year: '2002',
+      price: '10274',
+      mileage_km: '2000',
+      fuel_type: 'Wodór',
+      gearbox: 'manual',
+      imported: 'true',
+      voivodeship: 'śląskie',
+      first_seen: '2026-07-01',
+      last_seen: '2026-09-03',
+      active: 'false',
+    }),
+  )
   t.strictSame(base.rows[3]![COL.make], 'Łada')
   t.strictSame(base.rows[3]![COL.voivodeship], 'Małopolskie')
   t.strictSame((await read(csv, bytewise)).rows, base.rows, 'one byte per chunk')
@@ -257,7 +480,8 @@ t.test('the same export whole, one byte per chunk and in random chunks gives ide
   }
   t.strictSame((await read(csv, randomly(99, 3))).rows, base.rows, 'random chunks of 1-3 bytes')
 
-  const ndjson = base.rows.map((r) => JSON.stringify(Object.fromEntries(COLUMNS.map((c, i) => [c, r![i]])))).join('\n') + '\n'
+  const ndjson =
+    base.rows.map((r) => JSON.stringify(Object.fromEntries(COLUMNS.map((c, i) => [c, r![i]])))).join('\n') + '\n'
   const nd = await read(ndjson)
   t.equal(nd.format, 'ndjson')
   t.strictSame(nd.rows, base.rows, 'the same values as NDJSON')
@@ -273,11 +497,29 @@ t.test('a row with the wrong number of fields is malformed (undefined); the rows
     'just one field\n' +
     '"F4","Fiat","Panda, 1.2",2012,15000,2026-08-01,2026-09-01,true\n'
   const want = [
-    expected({ listing_id: 'F1', make: 'Fiat', model: 'Panda', year: '2012', price: '15000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
+    expected({
+      listing_id: 'F1',
+      make: 'Fiat',
+      model: 'Panda',
+      year: '2012',
+      price: '15000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
     null,
     null,
     null,
-    expected({ listing_id: 'F4', make: 'Fiat', model: 'Panda, 1.2', year: '2012', price: '15000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
+    expected({
+      listing_id: 'F4',
+      make: 'Fiat',
+      model: 'Panda, 1.2',
+      year: '2012',
+      price: '15000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
   ]
   t.strictSame((await read(csv)).rows, want)
   t.strictSame((await read(csv, bytewise)).rows, want, 'one byte per chunk')
@@ -294,9 +536,27 @@ t.test('a one-field row is malformed whatever the chunking, also when its column
     'nice,G2,Fiat,Panda,2012,15000,2026-08-01,2026-09-01,true\n'
   const headerEnd = csv.indexOf('\n') + 1
   const want = [
-    expected({ listing_id: 'G1', make: 'Fiat', model: 'Panda', year: '2012', price: '15000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
+    expected({
+      listing_id: 'G1',
+      make: 'Fiat',
+      model: 'Panda',
+      year: '2012',
+      price: '15000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
     null,
-    expected({ listing_id: 'G2', make: 'Fiat', model: 'Panda', year: '2012', price: '15000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'true' }),
+    expected({
+      listing_id: 'G2',
+      make: 'Fiat',
+      model: 'Panda',
+      year: '2012',
+      price: '15000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'true',
+    }),
   ]
   t.strictSame((await read(csv)).rows, want, 'whole')
   t.strictSame((await read(csv, cutAt(headerEnd))).rows, want, 'the header in a chunk of its own')
@@ -331,15 +591,28 @@ t.test('characters after a closing quote make the row malformed', async (t) => {
     null,
     null,
     null,
-    expected({ listing_id: 'H4', make: 'Fiat', model: 'Tipo', year: '2016', price: '25000', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'false' }),
+    expected({
+      listing_id: 'H4',
+      make: 'Fiat',
+      model: 'Tipo',
+      year: '2016',
+      price: '25000',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'false',
+    }),
   ]
   t.strictSame((await read(csv)).rows, want)
   t.strictSame((await read(csv, bytewise)).rows, want, 'one byte per chunk')
 })
 
 t.test('a quoted field never closed at the end of input is a BuildError', async (t) => {
-  const csv = 'listing_id,make,model,year,price,first_seen,last_seen,active\nI1,Fiat,Panda,2012,15000,2026-08-01,2026-09-01,true\nI2,Fiat,"Panda,2012,15000,2026-08-01,2026-09-01,true\n'
-  for (const [name, chunker] of [['whole', whole], ['bytewise', bytewise]] as const) {
+  const csv =
+    'listing_id,make,model,year,price,first_seen,last_seen,active\nI1,Fiat,Panda,2012,15000,2026-08-01,2026-09-01,true\nI2,Fiat,"Panda,2012,15000,2026-08-01,2026-09-01,true\n'
+  for (const [name, chunker] of [
+    ['whole', whole],
+    ['bytewise', bytewise],
+  ] as const) {
     const error = await readError(csv, chunker)
     t.ok(error instanceof BuildError, `BuildError (${name})`)
     t.match(error, { code: 'unclosed_quote' }, name)
@@ -347,12 +620,17 @@ t.test('a quoted field never closed at the end of input is a BuildError', async 
 })
 
 t.test('a header without a required column is a BuildError naming it', async (t) => {
-  const noPrice = await readError('listing_id,make,model,year,first_seen,last_seen,active\nJ1,Fiat,Panda,2012,2026-08-01,2026-09-01,true\n')
+  const noPrice = await readError(
+    'listing_id,make,model,year,first_seen,last_seen,active\nJ1,Fiat,Panda,2012,2026-08-01,2026-09-01,true\n',
+  )
   t.ok(noPrice instanceof BuildError)
   t.match(noPrice, { code: 'not_an_export', message: /the CSV header has no column price \(/ })
   const two = await readError('listing_id,make,year,price,first_seen,active,title\n')
   t.ok(two instanceof BuildError)
-  t.match(two, { code: 'not_an_export', message: /has no column model, last_seen \(found: "listing_id", "make", "year"/ })
+  t.match(two, {
+    code: 'not_an_export',
+    message: /has no column model, last_seen \(found: "listing_id", "make", "year"/,
+  })
 })
 
 t.test('NDJSON: JSON numbers, booleans, strings and null; blank lines ignored; non-objects malformed', async (t) => {
@@ -371,14 +649,46 @@ t.test('NDJSON: JSON numbers, booleans, strings and null; blank lines ignored; n
   ]
   const ndjson = lines.join('\n')
   const want = [
-    expected({ listing_id: 'N1', make: 'Toyota', model: 'Yaris', year: '2020', price: '48000.5', currency: 'PLN', mileage_km: '35000', fuel_type: 'Hybryda', gearbox: 'Automatyczna', imported: 'false', first_seen: '2026-08-01', last_seen: '2026-09-01T23:30:00Z', active: 'true' }),
-    expected({ listing_id: 'N2', make: 'Toyota', model: 'Yaris', year: '2020', price: '48000', imported: 'tak', first_seen: '2026-08-01', last_seen: '2026-09-01', active: 'false' }),
+    expected({
+      listing_id: 'N1',
+      make: 'Toyota',
+      model: 'Yaris',
+      year: '2020',
+      price: '48000.5',
+      currency: 'PLN',
+      mileage_km: '35000',
+      fuel_type: 'Hybryda',
+      gearbox: 'Automatyczna',
+      imported: 'false',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01T23:30:00Z',
+      active: 'true',
+    }),
+    expected({
+      listing_id: 'N2',
+      make: 'Toyota',
+      model: 'Yaris',
+      year: '2020',
+      price: '48000',
+      imported: 'tak',
+      first_seen: '2026-08-01',
+      last_seen: '2026-09-01',
+      active: 'false',
+    }),
     null,
     null,
     null,
     null,
     null,
-    expected({ listing_id: 'N4', make: 'Toyota', model: 'Yaris', year: '2020', price: '1000', imported: '1', active: '0' }),
+    expected({
+      listing_id: 'N4',
+      make: 'Toyota',
+      model: 'Yaris',
+      year: '2020',
+      price: '1000',
+      imported: '1',
+      active: '0',
+    }),
   ]
   t.strictSame(await read(ndjson), { format: 'ndjson', rows: want })
   t.strictSame((await read(ndjson, bytewise)).rows, want, 'one byte per chunk')
@@ -391,24 +701,51 @@ t.test('a full build of a CSV using every quoting feature', async (t) => {
   // Golf 2017: 12 listings, one of them seen twice (the later sighting wins).
   const golfPrices = [38_500, 41_000, 42_250, 44_900, 45_000, 46_100, 47_800, 49_999, 51_000, 53_400, 55_000, 61_700]
   const golf = golfPrices.map((price, i) =>
-    row({ listing_id: `G${i}`, make: i % 2 === 0 ? 'Volkswagen' : 'VW', model: i % 3 === 0 ? 'Golf' : 'golf', price, first_seen: '2026-07-01', last_seen: '2026-09-0' + ((i % 9) + 1), active: i % 2 === 0 ? 'true' : 'false' }),
+    row({
+      listing_id: `G${i}`,
+      make: i % 2 === 0 ? 'Volkswagen' : 'VW',
+      model: i % 3 === 0 ? 'Golf' : 'golf',
+      price,
+      first_seen: '2026-07-01',
+      last_seen: '2026-09-0' + ((i % 9) + 1),
+      active: i % 2 === 0 ? 'true' : 'false',
+    }),
   )
   const superseded = row({ listing_id: 'G0', price: 10_000, first_seen: '2026-06-01', last_seen: '2026-06-30' })
   // Skoda Octavia 2018: 11 listings in łódzkie on hydrogen, make written Škoda.
   const octaviaPrices = [52_000, 53_000, 55_500, 57_000, 58_250, 60_000, 61_000, 63_500, 64_000, 66_600, 70_000]
   const octavia = octaviaPrices.map((price, i) =>
-    row({ listing_id: `O${i}`, make: 'Škoda', model: 'Octavia', year: 2018, price, fuel_type: 'Wodór', voivodeship: 'łódzkie', gearbox: 'Automatyczna' }),
+    row({
+      listing_id: `O${i}`,
+      make: 'Škoda',
+      model: 'Octavia',
+      year: 2018,
+      price,
+      fuel_type: 'Wodór',
+      voivodeship: 'łódzkie',
+      gearbox: 'Automatyczna',
+    }),
   )
   const data = [superseded, ...golf, ...octavia]
   // A title column full of quoting, every value quoted, CRLF record ends and a BOM.
   const q = (v: string | number) => `"${String(v).replace(/"/g, '""')}"`
   const header = COLUMNS
-  const body = data.map((r, i) => [q(`Sprzedam "${r.make} ${r.model}", stan:\r\nbdb, ${i}\nkontakt`), ...header.map((c) => q(r[c]))].join(','))
+  const body = data.map((r, i) =>
+    [q(`Sprzedam "${r.make} ${r.model}", stan:\r\nbdb, ${i}\nkontakt`), ...header.map((c) => q(r[c]))].join(','),
+  )
   const malformed = [
     `"garbage after quote"x,${header.map((c) => q(golf[0]![c])).join(',')}`,
     `"too few fields",${q('Z1')},${q('Volkswagen')}`,
   ]
-  const csv = Buffer.concat([BOM, Buffer.from([`"Title, with comma",${header.map((h) => q(h.toUpperCase())).join(',')}`, ...body, '', ...malformed, ''].join('\r\n'), 'utf8')])
+  const csv = Buffer.concat([
+    BOM,
+    Buffer.from(
+      [`"Title, with comma",${header.map((h) => q(h.toUpperCase())).join(',')}`, ...body, '', ...malformed, ''].join(
+        '\r\n',
+      ),
+      'utf8',
+    ),
+  ])
   const { report, snapshot } = await build(t, csv)
 
   t.equal(report.format, 'csv')

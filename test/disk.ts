@@ -9,7 +9,10 @@ import { freshDir } from './support.js'
  * test and unmounted after it: a disk that really fills up. Mounting needs root, which
  * the test machines and CI run as; without it the test fails rather than skips.
  */
-export function smallDisk(t: Test, bytes: number): { readonly dir: string; readonly fill: (leave?: number) => void; readonly free: () => void } {
+export function smallDisk(
+  t: Test,
+  bytes: number,
+): { readonly dir: string; readonly fill: (leave?: number) => void; readonly free: () => void } {
   const dir = freshDir(t)
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0755`, 'tmpfs', dir])
   t.teardown(() => {

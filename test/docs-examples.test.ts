@@ -51,7 +51,10 @@ t.test('every documented call gets the answer shown, on the sample', async (t) =
 t.test('the README shows a first call, and the docs every route of the OpenAPI document but itself', async (t) => {
   const readme = documented.find((d) => d.file === 'README.md')!.examples
   t.ok(readme.length >= 1, 'the README has a first call with its answer')
-  t.ok(readme[0]!.accounts.some((a) => a.variable === 'KEY'), 'which opens an account for its key')
+  t.ok(
+    readme[0]!.accounts.some((a) => a.variable === 'KEY'),
+    'which opens an account for its key',
+  )
 
   const { base } = await serveSample(t)
   const shown = new Set(documented.flatMap((d) => d.examples).map(routeOf))

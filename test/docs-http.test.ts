@@ -53,7 +53,12 @@ const collection = parseHttpFile(readDoc('docs/api.http'))
 async function serveDocs(t: Test) {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 40_000 + i * 1000 }))))
   const ledger = freshDir(t)
-  const { base } = await serve(t, { snapshots, ledger, rateLimit: DEFAULTS.rateLimit, publicUrl: 'http://localhost:8080' })
+  const { base } = await serve(t, {
+    snapshots,
+    ledger,
+    rateLimit: DEFAULTS.rateLimit,
+    publicUrl: 'http://localhost:8080',
+  })
   return { base, ledger }
 }
 
@@ -61,7 +66,10 @@ t.test('docs/api.http holds a request for every route of the served OpenAPI docu
   const { base } = await serveDocs(t)
   const path = (url: string) => new URL(fill(url, (name) => (name === 'base' ? 'http://host' : 'x'))).pathname
   const collected = collection.requests.map((r) => `${r.method} ${path(r.url)}`)
-  t.ok(collection.requests.every((r) => r.url.startsWith('{{base}}/')), 'every request is on {{base}}')
+  t.ok(
+    collection.requests.every((r) => r.url.startsWith('{{base}}/')),
+    'every request is on {{base}}',
+  )
   t.same([...new Set(collected)].sort(), [...new Set(await servedRoutes(base))].sort())
 })
 
@@ -88,5 +96,8 @@ t.test('every request of docs/api.http is one the server accepts, with the varia
     t.ok(answer.ok || code === 'INSUFFICIENT_DATA', `${where}: ${answer.status} ${code ?? ''}`)
   }
   const mail = outboxMail(join(ledger, 'outbox'), collection.variables.get('email'))
-  t.ok(mail.some((m) => /API key/.test(m.subject)), 'the registration requests open an account, whose key is mailed')
+  t.ok(
+    mail.some((m) => /API key/.test(m.subject)),
+    'the registration requests open an account, whose key is mailed',
+  )
 })

@@ -6,43 +6,73 @@ import { ENGINES } from './ledger-engines.js'
 import { account, build, carmarket, rows, spawnServe, toCsv } from './support.js'
 
 for (const engine of ENGINES) {
-  t.test(`refund records on the ${engine.name} ledger are bounded: repeated failures coalesce, and a day holds at most a fixed number of failure entries`, async (t) => {
-    const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
-    const ledgerDir = await engine.fresh(t)
-    const { id, key } = await account(ledgerDir, 'spam@example.pl', 0)
-    const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0'])
-    const dispatcher = new Agent({ connections: 16 })
-    t.teardown(() => dispatcher.close())
-    const send = async (paths: readonly string[]) => {
-      let next = 0
-      const statuses: number[] = []
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < paths.length) {
-            const response = await request(`http://127.0.0.1:${server.port}${paths[next++]}`, { headers: { 'x-api-key': key }, dispatcher })
-            await response.body.dump()
-            statuses.push(response.statusCode)
-          }
-        }),
+  t.test(
+    `refund records on the ${engine.name} ledger are bounded: repeated failures coalesce, and a day holds at most a fixed number of failure entries`,
+    async (t) => {
+      const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+      const ledgerDir = await engine.fresh(t)
+      const { id, key } = await account(ledgerDir, 'spam@example.pl', 0)
+      const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0'])
+      const dispatcher = new Agent({ connections: 16 })
+      t.teardown(() => dispatcher.close())
+      const send = async (paths: readonly string[]) => {
+        let next = 0
+        const statuses: number[] = []
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (next < paths.length) {
+              const response = await request(`http://127.0.0.1:${server.port}${paths[next++]}`, {
+                headers: { 'x-api-key': key },
+                dispatcher,
+              })
+              await response.body.dump()
+              statuses.push(response.statusCode)
+            }
+          }),
+        )
+        return statuses
+      }
+      const same = Array.from({ length: 1_000 }, () => '/v1/market/valuation?make=VW&model=Golf&year=1850')
+      t.ok(
+        (await send(same)).every((s) => s === 400),
+        'a thousand times the same bad call, at balance 0',
       )
-      return statuses
-    }
-    const same = Array.from({ length: 1_000 }, () => '/v1/market/valuation?make=VW&model=Golf&year=1850')
-    t.ok((await send(same)).every((s) => s === 400), 'a thousand times the same bad call, at balance 0')
-    const distinct = Array.from({ length: 300 }, (_, i) => `/v1/market/regional?make=VW&model=Golf&year=${1000 + i}`)
-    t.ok((await send(distinct)).every((s) => s === 400), 'three hundred different bad calls')
+      const distinct = Array.from({ length: 300 }, (_, i) => `/v1/market/regional?make=VW&model=Golf&year=${1000 + i}`)
+      t.ok(
+        (await send(distinct)).every((s) => s === 400),
+        'three hundred different bad calls',
+      )
 
-    const ledger = await openLedger(ledgerDir)
-    t.teardown(() => ledger.close())
-    const entries = await ledger.entries(id, 10_000)
-    const failures = entries.filter((e) => e.type === 'failed_call')
-    t.ok(failures.length <= FAILED_CALL_ENTRIES_PER_DAY, `${failures.length} failure entries for 1,300 failed calls (at most ${FAILED_CALL_ENTRIES_PER_DAY} a day)`)
-    t.equal(failures.reduce((sum, e) => sum + e.count, 0), 1_300, 'every failed call is counted in one of them')
-    const repeated = failures.find((e) => e.year === 1850)!
-    t.same([repeated.endpoint, repeated.status, repeated.count], ['valuation', 'INVALID_PARAMETER', 1_000], 'the same call repeated is one entry with its count')
-    t.ok(failures.every((e) => e.credits === 0 && e.balance_after === 0), 'none of them moved the balance')
-    t.equal((await ledger.account(id))!.entries, entries.length, 'the entry count matches')
-    const usage = await carmarket(['usage', '--ledger', ledgerDir, '--account', id, '--limit', '200'])
-    t.match(usage.stdout, /valuation VW Golf 1850 INVALID_PARAMETER x1000\n/, 'carmarket usage shows the count of a coalesced entry')
-  })
+      const ledger = await openLedger(ledgerDir)
+      t.teardown(() => ledger.close())
+      const entries = await ledger.entries(id, 10_000)
+      const failures = entries.filter((e) => e.type === 'failed_call')
+      t.ok(
+        failures.length <= FAILED_CALL_ENTRIES_PER_DAY,
+        `${failures.length} failure entries for 1,300 failed calls (at most ${FAILED_CALL_ENTRIES_PER_DAY} a day)`,
+      )
+      t.equal(
+        failures.reduce((sum, e) => sum + e.count, 0),
+        1_300,
+        'every failed call is counted in one of them',
+      )
+      const repeated = failures.find((e) => e.year === 1850)!
+      t.same(
+        [repeated.endpoint, repeated.status, repeated.count],
+        ['valuation', 'INVALID_PARAMETER', 1_000],
+        'the same call repeated is one entry with its count',
+      )
+      t.ok(
+        failures.every((e) => e.credits === 0 && e.balance_after === 0),
+        'none of them moved the balance',
+      )
+      t.equal((await ledger.account(id))!.entries, entries.length, 'the entry count matches')
+      const usage = await carmarket(['usage', '--ledger', ledgerDir, '--account', id, '--limit', '200'])
+      t.match(
+        usage.stdout,
+        /valuation VW Golf 1850 INVALID_PARAMETER x1000\n/,
+        'carmarket usage shows the count of a coalesced entry',
+      )
+    },
+  )
 }

@@ -46,7 +46,11 @@ async function checkLinks(t: Test, base: string, url: string, key: string): Prom
   const broke = JSON.parse((await get(base, VALUATION, { 'x-api-key': key })).text)
   t.equal(broke.error.top_up_url, `${url}/#plans`, 'top_up_url')
   const document = JSON.parse((await get(base, '/v1/openapi.json')).text)
-  t.same(document.servers.map((s: { url: string }) => s.url), [url], "the OpenAPI document's server")
+  t.same(
+    document.servers.map((s: { url: string }) => s.url),
+    [url],
+    "the OpenAPI document's server",
+  )
   const plugin = JSON.parse((await get(base, '/.well-known/ai-plugin.json')).text)
   t.equal(plugin.api.url, `${url}/v1/openapi.json`, "ai-plugin.json's API")
   t.ok((await get(base, '/llms.txt')).text.includes(`${url}/`), 'llms.txt')
@@ -54,8 +58,15 @@ async function checkLinks(t: Test, base: string, url: string, key: string): Prom
     const html = (await get(base, page)).text
     t.match(html, new RegExp(`curl [^<]*${url.replace(/[.:/]/g, '\\$&')}/v1/`), `the curl examples of ${page}`)
   }
-  const everything = await Promise.all(['/', '/docs', '/register', '/llms.txt', '/.well-known/ai-plugin.json', '/v1/openapi.json'].map(async (p) => (await get(base, p)).text))
-  t.notOk(everything.some((text) => text.includes(':8080')), 'nothing names another port')
+  const everything = await Promise.all(
+    ['/', '/docs', '/register', '/llms.txt', '/.well-known/ai-plugin.json', '/v1/openapi.json'].map(
+      async (p) => (await get(base, p)).text,
+    ),
+  )
+  t.notOk(
+    everything.some((text) => text.includes(':8080')),
+    'nothing names another port',
+  )
   t.ok((await get(base, '/')).text.includes(`sales@${new URL(url).hostname}`), 'the sales mailbox is at its host')
   t.equal(await mcpFrom(base, url), 200, "/mcp takes requests from the site's own pages")
   t.equal(await mcpFrom(base, 'http://localhost:8080'), 403, 'and from no other origin')
@@ -81,33 +92,66 @@ t.test('without --public-url, every link names the port listened on: --port 0', 
   const { snapshots } = await build(t, data)
   const ledger = freshDir(t)
   const { key } = await account(ledger, 'zero@example.pl', 0)
-  const { port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--demo-quota', '0', '--outbox', join(ledger, 'outbox')], {
-    env: withoutPublicUrl(),
-  })
+  const { port } = await spawnServe(
+    t,
+    ['--snapshots', snapshots, '--ledger', ledger, '--demo-quota', '0', '--outbox', join(ledger, 'outbox')],
+    {
+      env: withoutPublicUrl(),
+    },
+  )
   await checkLinks(t, `http://127.0.0.1:${port}`, `http://127.0.0.1:${port}`, key)
 })
 
-t.test('without --public-url, every link names the port listened on: PORT in the environment, two workers', async (t) => {
-  const { snapshots } = await build(t, data)
-  const ledger = freshDir(t)
-  const { key } = await account(ledger, 'zero@example.pl', 0)
-  const wanted = await freePort()
-  const served = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', ledger, '--demo-quota', '0', '--outbox', join(ledger, 'outbox')], {
-    env: withoutPublicUrl({ PORT: String(wanted) }),
-  })
-  t.equal(served.port, wanted, 'the port PORT names')
-  t.match(served.log(), `  home      http://127.0.0.1:${wanted}/\n`, 'the banner of the primary names it too')
-  const base = `http://127.0.0.1:${wanted}`
-  // Each worker made its own site: the links of several answers are checked.
-  for (let i = 0; i < 3; i++) await checkLinks(t, base, base, key)
-})
+t.test(
+  'without --public-url, every link names the port listened on: PORT in the environment, two workers',
+  async (t) => {
+    const { snapshots } = await build(t, data)
+    const ledger = freshDir(t)
+    const { key } = await account(ledger, 'zero@example.pl', 0)
+    const wanted = await freePort()
+    const served = await spawnServe(
+      t,
+      [
+        '--workers',
+        '2',
+        '--snapshots',
+        snapshots,
+        '--ledger',
+        ledger,
+        '--demo-quota',
+        '0',
+        '--outbox',
+        join(ledger, 'outbox'),
+      ],
+      {
+        env: withoutPublicUrl({ PORT: String(wanted) }),
+      },
+    )
+    t.equal(served.port, wanted, 'the port PORT names')
+    t.match(served.log(), `  home      http://127.0.0.1:${wanted}/\n`, 'the banner of the primary names it too')
+    const base = `http://127.0.0.1:${wanted}`
+    // Each worker made its own site: the links of several answers are checked.
+    for (let i = 0; i < 3; i++) await checkLinks(t, base, base, key)
+  },
+)
 
 t.test('an explicit --public-url wins over the address listened on', async (t) => {
   const { snapshots } = await build(t, data)
   const ledger = freshDir(t)
   const { key } = await account(ledger, 'zero@example.pl', 0)
   const url = 'https://api.example.test'
-  const { port, log } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--demo-quota', '0', '--public-url', `${url}/`, '--outbox', join(ledger, 'outbox')])
+  const { port, log } = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    ledger,
+    '--demo-quota',
+    '0',
+    '--public-url',
+    `${url}/`,
+    '--outbox',
+    join(ledger, 'outbox'),
+  ])
   const base = `http://127.0.0.1:${port}`
   await checkLinks(t, base, url, key)
   t.equal(await mcpFrom(base, base), 403, 'the address listened on is then no origin of the site')
@@ -127,7 +171,11 @@ t.test('the links of a wildcard host name the loopback; an IPv6 address is brack
 t.test('the start banner: the pages, and the line that makes a key works as printed', async (t) => {
   const { snapshots } = await build(t, data)
   const ledger = join(freshDir(t), 'my ledger')
-  const { port, log } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--outbox', join(ledger, 'outbox')], { env: withoutPublicUrl() })
+  const { port, log } = await spawnServe(
+    t,
+    ['--snapshots', snapshots, '--ledger', ledger, '--outbox', join(ledger, 'outbox')],
+    { env: withoutPublicUrl() },
+  )
   const base = `http://127.0.0.1:${port}`
   const lines = log().split('\n')
   t.equal(lines[0], `carmarket serving on ${base} (one process)`, 'the line tests and benchmarks read, as it was')
@@ -137,12 +185,17 @@ t.test('the start banner: the pages, and the line that makes a key works as prin
     t.equal((await get(base, page)).status, 200, `${page} is there`)
   }
   const keyLine = lines.find((l) => l.includes('export KEY='))!.trim()
-  t.equal(keyLine, `export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only --ledger '${ledger}')`)
+  t.equal(
+    keyLine,
+    `export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only --ledger '${ledger}')`,
+  )
 
   // The line as printed, with this checkout's CLI for `npx carmarket` (which runs the same
   // file through npm), in a POSIX shell; then the key it exported, on the running server.
   const script = `${keyLine.replace('npx carmarket', `'${process.execPath}' '${CLI}'`)} && printf %s "$KEY"`
-  const key = await new Promise<string>((resolve, reject) => execFile('sh', ['-c', script], (error, stdout) => (error ? reject(error) : resolve(stdout))))
+  const key = await new Promise<string>((resolve, reject) =>
+    execFile('sh', ['-c', script], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  )
   t.match(key, /^cm_\S+$/, 'KEY holds the key alone')
   const me = JSON.parse((await get(base, '/v1/account/me', { 'x-api-key': key })).text)
   t.equal(me.data.credits_remaining, 1000, 'with its 1000 credits')
@@ -152,8 +205,15 @@ t.test('the start banner: the pages, and the line that makes a key works as prin
 })
 
 t.test('the banner names the ledger only when it is not the default, and never a password', async (t) => {
-  const keyLine = (ledger: string) => startBanner('http://127.0.0.1:8080', ledger).split('\n').find((l) => l.includes('export KEY='))!.trim()
-  t.equal(keyLine('data/ledger'), 'export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only)')
+  const keyLine = (ledger: string) =>
+    startBanner('http://127.0.0.1:8080', ledger)
+      .split('\n')
+      .find((l) => l.includes('export KEY='))!
+      .trim()
+  t.equal(
+    keyLine('data/ledger'),
+    'export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only)',
+  )
   t.match(keyLine('/srv/carmarket/ledger'), / --key-only --ledger \/srv\/carmarket\/ledger\)$/)
   t.match(keyLine("it's here"), / --ledger 'it'\\''s here'\)$/, 'quoted for the shell')
   const pg = keyLine('postgres://carmarket:s3cret@db:5432/carmarket')
@@ -163,11 +223,30 @@ t.test('the banner names the ledger only when it is not the default, and never a
 
 t.test('accounts create --key-only prints the key and a newline, nothing else', async (t) => {
   const ledger = freshDir(t)
-  const run = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'skrypt@example.pl', '--credits', '1000', '--key-only'])
+  const run = await carmarket([
+    'accounts',
+    'create',
+    '--ledger',
+    ledger,
+    '--email',
+    'skrypt@example.pl',
+    '--credits',
+    '1000',
+    '--key-only',
+  ])
   t.equal(run.code, 0, run.stderr)
   t.match(run.stdout, /^cm_\S+\n$/)
   t.equal(run.stderr, '')
-  const json = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'json@example.pl', '--key-only', '--json'])
+  const json = await carmarket([
+    'accounts',
+    'create',
+    '--ledger',
+    ledger,
+    '--email',
+    'json@example.pl',
+    '--key-only',
+    '--json',
+  ])
   t.equal(json.code, 2, 'with --json it is a usage error')
   t.match(json.stderr, /^carmarket: [^\n]*--json[^\n]*\n$/)
 })
@@ -181,34 +260,58 @@ function checkRefusal(t: Test, run: Run, code: number, says: RegExp, what: strin
   t.equal(run.stdout, '', `${what}: nothing on stdout`)
 }
 
-t.test('a start that fails is one line and a non-zero exit: 2 when called wrongly, 1 when the machine refuses', async (t) => {
-  const { snapshots } = await build(t, data)
-  const cwd = freshDir(t)
-  const busy = createServer()
-  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => busy.close())
-  const taken = String((busy.address() as { port: number }).port)
-  const aFile = join(cwd, 'a-file')
-  writeFileSync(aFile, '')
-  const serve = (...args: string[]) => carmarket(['serve', '--snapshots', snapshots, '--ledger', join(cwd, 'ledger'), ...args], cwd)
+t.test(
+  'a start that fails is one line and a non-zero exit: 2 when called wrongly, 1 when the machine refuses',
+  async (t) => {
+    const { snapshots } = await build(t, data)
+    const cwd = freshDir(t)
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => busy.close())
+    const taken = String((busy.address() as { port: number }).port)
+    const aFile = join(cwd, 'a-file')
+    writeFileSync(aFile, '')
+    const serve = (...args: string[]) =>
+      carmarket(['serve', '--snapshots', snapshots, '--ledger', join(cwd, 'ledger'), ...args], cwd)
 
-  const cases: [string, string[], number, RegExp][] = [
-    ['a port in use', ['--port', taken], 1, /in use.*--port/],
-    ['a port in use, two workers', ['--port', taken, '--workers', '2'], 1, /in use.*--port/],
-    ['--port 99999', ['--port', '99999'], 2, /--port/],
-    ['--port abc', ['--port', 'abc'], 2, /--port/],
-    ['a host of another machine', ['--port', '0', '--host', '192.0.2.1'], 1, /192\.0\.2\.1.*--host/],
-    ['a host of another machine, two workers', ['--port', '0', '--host', '192.0.2.1', '--workers', '2'], 1, /192\.0\.2\.1.*--host/],
-    ['--workers 0', ['--workers', '0'], 2, /--workers/],
-    ['an unknown option', ['--prot', '8080'], 2, /--prot.*--help/],
-    ['an unknown option, two workers', ['--workers', '2', '--bogus'], 2, /--bogus/],
-    ['a ledger folder under a file', ['--port', '0', '--ledger', join(aFile, 'ledger')], 1, /ledger folder.*--ledger/],
-    ['a ledger folder under a file, two workers', ['--port', '0', '--workers', '2', '--ledger', join(aFile, 'ledger')], 1, /ledger folder.*--ledger/],
-    ['a snapshots folder that is a file', ['--port', '0', '--snapshots', aFile], 1, /snapshots folder.*--snapshots/],
-    ['an outbox folder under a file', ['--port', '0', '--outbox', join(aFile, 'outbox')], 1, /outbox folder.*--outbox/],
-  ]
-  for (const [what, args, code, says] of cases) checkRefusal(t, await serve(...args), code, says, what)
-})
+    const cases: [string, string[], number, RegExp][] = [
+      ['a port in use', ['--port', taken], 1, /in use.*--port/],
+      ['a port in use, two workers', ['--port', taken, '--workers', '2'], 1, /in use.*--port/],
+      ['--port 99999', ['--port', '99999'], 2, /--port/],
+      ['--port abc', ['--port', 'abc'], 2, /--port/],
+      ['a host of another machine', ['--port', '0', '--host', '192.0.2.1'], 1, /192\.0\.2\.1.*--host/],
+      [
+        'a host of another machine, two workers',
+        ['--port', '0', '--host', '192.0.2.1', '--workers', '2'],
+        1,
+        /192\.0\.2\.1.*--host/,
+      ],
+      ['--workers 0', ['--workers', '0'], 2, /--workers/],
+      ['an unknown option', ['--prot', '8080'], 2, /--prot.*--help/],
+      ['an unknown option, two workers', ['--workers', '2', '--bogus'], 2, /--bogus/],
+      [
+        'a ledger folder under a file',
+        ['--port', '0', '--ledger', join(aFile, 'ledger')],
+        1,
+        /ledger folder.*--ledger/,
+      ],
+      [
+        'a ledger folder under a file, two workers',
+        ['--port', '0', '--workers', '2', '--ledger', join(aFile, 'ledger')],
+        1,
+        /ledger folder.*--ledger/,
+      ],
+      ['a snapshots folder that is a file', ['--port', '0', '--snapshots', aFile], 1, /snapshots folder.*--snapshots/],
+      [
+        'an outbox folder under a file',
+        ['--port', '0', '--outbox', join(aFile, 'outbox')],
+        1,
+        /outbox folder.*--outbox/,
+      ],
+    ]
+    for (const [what, args, code, says] of cases) checkRefusal(t, await serve(...args), code, says, what)
+  },
+)
 
 t.test('a folder the user may not read or create is one line and exit 1', async (t) => {
   // Root may read and write anything: the CLI then runs as nobody.
@@ -225,27 +328,59 @@ t.test('a folder the user may not read or create is one line and exit 1', async 
   mkdirSync(unreadable)
   chmodSync(unreadable, 0o000)
   t.teardown(() => chmodSync(unreadable, 0o755))
-  const serve = (...args: string[]) => carmarket(['serve', '--port', '0', '--outbox', join(open, 'outbox'), ...args], open, as)
+  const serve = (...args: string[]) =>
+    carmarket(['serve', '--port', '0', '--outbox', join(open, 'outbox'), ...args], open, as)
 
   const ledger = await serve('--snapshots', join(open, 'snapshots'), '--ledger', join(shut, 'ledger'))
   checkRefusal(t, ledger, 1, /ledger folder.*EACCES.*--ledger/, 'a ledger folder that cannot be created')
-  const workers = await serve('--workers', '2', '--snapshots', join(open, 'snapshots'), '--ledger', join(shut, 'ledger'))
+  const workers = await serve(
+    '--workers',
+    '2',
+    '--snapshots',
+    join(open, 'snapshots'),
+    '--ledger',
+    join(shut, 'ledger'),
+  )
   checkRefusal(t, workers, 1, /ledger folder.*EACCES.*--ledger/, 'the same with two workers')
   const snapshots = await serve('--snapshots', unreadable, '--ledger', join(open, 'ledger'))
   checkRefusal(t, snapshots, 1, /snapshots folder.*EACCES.*--snapshots/, 'a snapshots folder that cannot be read')
 })
 
 t.test('the request log on a terminal: one short line per request', async (t) => {
-  const record: RequestRecord = { request_id: 'r1', method: 'GET', route: '/v1/market/valuation', status: 200, duration_ms: 3.21, account_id: 'acc_x', ip: '127.0.0.1' }
+  const record: RequestRecord = {
+    request_id: 'r1',
+    method: 'GET',
+    route: '/v1/market/valuation',
+    status: 200,
+    duration_ms: 3.21,
+    account_id: 'acc_x',
+    ip: '127.0.0.1',
+  }
   const noon = new Date(2026, 10, 22, 12, 4, 31).getTime()
-  t.equal(terminalLine(record, noon), '12:04:31 200 GET /v1/market/valuation 3.21 ms', 'local time, status, method, route, duration')
-  t.equal(terminalLine({ ...record, route: null, status: 404 }, noon), '12:04:31 404 GET - 3.21 ms', 'a path that matched no route is -')
+  t.equal(
+    terminalLine(record, noon),
+    '12:04:31 200 GET /v1/market/valuation 3.21 ms',
+    'local time, status, method, route, duration',
+  )
+  t.equal(
+    terminalLine({ ...record, route: null, status: 404 }, noon),
+    '12:04:31 404 GET - 3.21 ms',
+    'a path that matched no route is -',
+  )
   const written: string[] = []
-  const log = new RequestLog((text) => written.push(text), () => noon, 'terminal')
+  const log = new RequestLog(
+    (text) => written.push(text),
+    () => noon,
+    'terminal',
+  )
   log.record(record)
   log.record({ ...record, method: 'HEAD', route: '/livez', duration_ms: 0.05 })
   log.flush()
-  t.equal(written.join(''), '12:04:31 200 GET /v1/market/valuation 3.21 ms\n12:04:31 200 HEAD /livez 0.05 ms\n', 'written in batches like the JSON lines')
+  t.equal(
+    written.join(''),
+    '12:04:31 200 GET /v1/market/valuation 3.21 ms\n12:04:31 200 HEAD /livez 0.05 ms\n',
+    'written in batches like the JSON lines',
+  )
 })
 
 t.test('carmarket serve: JSON lines when stdout is no terminal, short lines when it is one', async (t) => {
@@ -255,10 +390,22 @@ t.test('carmarket serve: JSON lines when stdout is no terminal, short lines when
   await get(`http://127.0.0.1:${piped.port}`, '/nowhere')
   piped.child.kill('SIGTERM')
   await new Promise((resolve) => piped.child.once('exit', resolve))
-  const lines = piped.stdout().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
-  t.match(lines, [{ message: 'request', route: '/livez', status: 200 }, { message: 'request', route: null, status: 404 }], 'one JSON line per request, as before')
+  const lines = piped
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+  t.match(
+    lines,
+    [
+      { message: 'request', route: '/livez', status: 200 },
+      { message: 'request', route: null, status: 404 },
+    ],
+    'one JSON line per request, as before',
+  )
 
-  if (!['/usr/bin/script', '/bin/script'].some((path) => existsSync(path))) return void t.comment('no script(1) to give the server a terminal')
+  if (!['/usr/bin/script', '/bin/script'].some((path) => existsSync(path)))
+    return void t.comment('no script(1) to give the server a terminal')
   const ledger = freshDir(t)
   const command = `'${process.execPath}' '${CLI}' serve --port 0 --snapshots '${snapshots}' --ledger '${ledger}' --outbox '${join(ledger, 'outbox')}'`
   const terminal = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'inherit'] })

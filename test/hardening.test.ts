@@ -35,7 +35,14 @@ t.test('a client sending its headers slowly is cut off; oversized headers are re
 
 t.test('SIGTERM: stop accepting, finish the request in flight, exit cleanly', async (t) => {
   const { snapshots } = await build(t, data)
-  const { child, port, log } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
+  const { child, port, log } = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    freshDir(t),
+    '--rate-limit',
+    '0',
+  ])
   // A request whose headers are still arriving when the signal comes is in flight.
   const inFlight = new Promise<string>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
@@ -53,7 +60,9 @@ t.test('SIGTERM: stop accepting, finish the request in flight, exit cleanly', as
   const reply = await inFlight
   t.match(reply, /^HTTP\/1\.1 200/, 'the request in flight is answered')
   t.match(reply, /"status":"success"/)
-  const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)))
+  const code = await new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve),
+  )
   t.equal(code, 0, 'the process exits cleanly')
   t.match(log(), /stopping/)
   await t.rejects(request(`http://127.0.0.1:${port}/livez`), 'nothing listens any more')
@@ -66,7 +75,9 @@ function busyClients(port: number) {
   const loops = Array.from({ length: 4 }, async () => {
     while (!stopped) {
       try {
-        const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, { dispatcher })
+        const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=VW&model=Golf&year=2017`, {
+          dispatcher,
+        })
         await response.body.dump()
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 20))
@@ -81,7 +92,9 @@ function busyClients(port: number) {
 }
 
 /** Sends SIGTERM; resolves with the exit code and the milliseconds it took. */
-async function terminate(child: import('node:child_process').ChildProcess): Promise<{ code: number | null; took: number }> {
+async function terminate(
+  child: import('node:child_process').ChildProcess,
+): Promise<{ code: number | null; took: number }> {
   const started = Date.now()
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   child.kill('SIGTERM')
@@ -89,28 +102,56 @@ async function terminate(child: import('node:child_process').ChildProcess): Prom
   return { code, took: Date.now() - started }
 }
 
-t.test('SIGTERM with busy keep-alive connections: each answer closes its connection, so stopping does not wait for the clients', async (t) => {
-  const { snapshots } = await build(t, data)
-  const { child, port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0', '--demo-quota', '1000000'])
-  const stopClients = busyClients(port)
-  await new Promise((resolve) => setTimeout(resolve, 500))
-  const { code, took } = await terminate(child)
-  await stopClients()
-  t.equal(code, 0, 'the process exits cleanly')
-  t.ok(took < DRAIN_MS / 2, `it ended ${took} ms after SIGTERM, long before the drain's end (${DRAIN_MS} ms)`)
-})
+t.test(
+  'SIGTERM with busy keep-alive connections: each answer closes its connection, so stopping does not wait for the clients',
+  async (t) => {
+    const { snapshots } = await build(t, data)
+    const { child, port } = await spawnServe(t, [
+      '--snapshots',
+      snapshots,
+      '--ledger',
+      freshDir(t),
+      '--rate-limit',
+      '0',
+      '--demo-quota',
+      '1000000',
+    ])
+    const stopClients = busyClients(port)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const { code, took } = await terminate(child)
+    await stopClients()
+    t.equal(code, 0, 'the process exits cleanly')
+    t.ok(took < DRAIN_MS / 2, `it ended ${took} ms after SIGTERM, long before the drain's end (${DRAIN_MS} ms)`)
+  },
+)
 
 t.test('SIGTERM with a request whose body never ends: cut at the end of the drain', async (t) => {
   const { snapshots } = await build(t, data)
-  const { child, port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0', '--demo-quota', '1000000'])
+  const { child, port } = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    freshDir(t),
+    '--rate-limit',
+    '0',
+    '--demo-quota',
+    '1000000',
+  ])
   const stopClients = busyClients(port)
-  const slow = connect(port, '127.0.0.1', () => slow.write('POST /v1/auth/register HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em'))
+  const slow = connect(port, '127.0.0.1', () =>
+    slow.write(
+      'POST /v1/auth/register HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em',
+    ),
+  )
   slow.on('error', () => {})
   slow.resume()
   await new Promise((resolve) => setTimeout(resolve, 500))
   const { code, took } = await terminate(child)
   await stopClients()
   t.equal(code, 0, 'the process exits cleanly')
-  t.ok(took >= DRAIN_MS - 500 && took < DRAIN_MS + 3_000, `it ended ${took} ms after SIGTERM (the drain is ${DRAIN_MS} ms)`)
+  t.ok(
+    took >= DRAIN_MS - 500 && took < DRAIN_MS + 3_000,
+    `it ended ${took} ms after SIGTERM (the drain is ${DRAIN_MS} ms)`,
+  )
   t.ok(slow.destroyed || slow.readableEnded, 'the never-ending request was cut')
 })

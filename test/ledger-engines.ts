@@ -47,17 +47,28 @@ async function everyRow(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const tables = await client.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema()`)
+    const tables = await client.query<{ name: string }>(
+      `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema()`,
+    )
     const texts: string[] = []
-    for (const { name } of tables.rows) texts.push(...(await client.query<{ row: string }>(`SELECT t::text AS row FROM ${name} t`)).rows.map((r) => r.row))
+    for (const { name } of tables.rows)
+      texts.push(
+        ...(await client.query<{ row: string }>(`SELECT t::text AS row FROM ${name} t`)).rows.map((r) => r.row),
+      )
     return texts.join('\n')
   } finally {
     await client.end()
   }
 }
 
-/** A migrated PostgreSQL database of the test's own (its URL, `query` appended) and a connection of the test's to it, outside any pool of the engine. */
-export async function migratedDatabase(t: Test, query = ''): Promise<{ readonly url: string; readonly admin: pg.Client }> {
+/**
+ * A migrated PostgreSQL database of the test's own (its URL, `query` appended) and a connection of the test's to it,
+ * outside any pool of the engine.
+ */
+export async function migratedDatabase(
+  t: Test,
+  query = '',
+): Promise<{ readonly url: string; readonly admin: pg.Client }> {
   const url = await freshDatabase(t)
   await migrate(url)
   const admin = new pg.Client({ connectionString: url })
@@ -70,5 +81,9 @@ export async function migratedDatabase(t: Test, query = ''): Promise<{ readonly 
 export async function balanceAddsUp(t: Test, ledger: Ledger, id: string, balance: number): Promise<void> {
   const account = (await ledger.account(id))!
   const entries = await ledger.entries(id, 10_000)
-  t.same([account.balance, entries.reduce((sum, e) => sum + e.credits, 0), account.entries], [balance, balance, entries.length], `balance ${balance} = sum of entries`)
+  t.same(
+    [account.balance, entries.reduce((sum, e) => sum + e.credits, 0), account.entries],
+    [balance, balance, entries.length],
+    `balance ${balance} = sum of entries`,
+  )
 }

@@ -16,7 +16,12 @@ interface Outcome {
 }
 
 /** `count` requests, `concurrency` at a time, each with the headers `headers(i)` gives. */
-async function hammer(port: number, path: string, count: number, headers: (i: number) => Record<string, string>): Promise<Outcome[]> {
+async function hammer(
+  port: number,
+  path: string,
+  count: number,
+  headers: (i: number) => Record<string, string>,
+): Promise<Outcome[]> {
   const dispatcher = new Agent({ connections: 16 })
   const outcomes: Outcome[] = []
   let next = 0
@@ -24,9 +29,18 @@ async function hammer(port: number, path: string, count: number, headers: (i: nu
     Array.from({ length: 16 }, async () => {
       while (next < count) {
         const i = next++
-        const response = await request(`http://127.0.0.1:${port}${path}`, { headers: headers(i), dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 })
+        const response = await request(`http://127.0.0.1:${port}${path}`, {
+          headers: headers(i),
+          dispatcher,
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+        })
         const body = (await response.body.json()) as { error?: { code: string } }
-        outcomes.push({ status: response.statusCode, code: body.error?.code, retryAfter: response.headers['retry-after'] as string | undefined })
+        outcomes.push({
+          status: response.statusCode,
+          code: body.error?.code,
+          retryAfter: response.headers['retry-after'] as string | undefined,
+        })
       }
     }),
   )
@@ -35,11 +49,21 @@ async function hammer(port: number, path: string, count: number, headers: (i: nu
 }
 
 async function get(port: number, path: string, headers: Record<string, string> = {}) {
-  const response = await request(`http://127.0.0.1:${port}${path}`, { headers, headersTimeout: 5_000, bodyTimeout: 5_000 })
-  return { status: response.statusCode, body: (await response.body.json()) as { data?: Record<string, unknown>; error?: Record<string, unknown> } }
+  const response = await request(`http://127.0.0.1:${port}${path}`, {
+    headers,
+    headersTimeout: 5_000,
+    bodyTimeout: 5_000,
+  })
+  return {
+    status: response.statusCode,
+    body: (await response.body.json()) as { data?: Record<string, unknown>; error?: Record<string, unknown> },
+  }
 }
 
-/** Client addresses behind the trusted proxy: a new one per request makes every counter a new key, which needs new pages. */
+/**
+ * Client addresses behind the trusted proxy: a new one per request makes every counter a new key, which needs new
+ * pages.
+ */
 const client = (i: number) => ({ 'x-forwarded-for': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` })
 
 async function fullDisk(t: Test, workers: number) {
@@ -47,14 +71,33 @@ async function fullDisk(t: Test, workers: number) {
   const disk = smallDisk(t, 8 << 20)
   const ledgerDir = join(disk.dir, 'ledger')
   const { id, key } = await account(ledgerDir, `full-${workers}@example.pl`, CREDITS)
-  const args = ['--workers', String(workers), '--snapshots', snapshots, '--ledger', ledgerDir, '--outbox', freshDir(t), '--rate-limit', '1000000', '--demo-quota', '1000000', '--trusted-proxy', '127.0.0.1']
+  const args = [
+    '--workers',
+    String(workers),
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    ledgerDir,
+    '--outbox',
+    freshDir(t),
+    '--rate-limit',
+    '1000000',
+    '--demo-quota',
+    '1000000',
+    '--trusted-proxy',
+    '127.0.0.1',
+  ]
   let server = await spawnServe(t, args)
   t.equal((await get(server.port, VALUATION, { 'x-api-key': key })).status, 200, 'a paid call before the disk fills')
   // Some room is left, so that paid and keyless calls meet the end of it while they run.
   disk.fill(128 * 1024)
   // Before any call meets the full disk: writes still commit, but into the last of the space.
   const nearlyFull = await get(server.port, '/readyz')
-  t.same([nearlyFull.status, nearlyFull.body.error?.ledger], [503, 'failing'], '/readyz says the ledger is failing before a call has failed')
+  t.same(
+    [nearlyFull.status, nearlyFull.body.error?.ledger],
+    [503, 'failing'],
+    '/readyz says the ledger is failing before a call has failed',
+  )
 
   const [keyed, keyless] = await Promise.all([
     hammer(server.port, VALUATION, 3_000, () => ({ 'x-api-key': key })),
@@ -76,10 +119,17 @@ async function fullDisk(t: Test, workers: number) {
 
   // The request counter fails open: a new client address per request needs new pages, which the disk no longer has.
   const livez = await hammer(server.port, '/livez', 1_000, client)
-  t.ok(livez.every((o) => o.status === 200), '/livez answers while the counters cannot be written')
+  t.ok(
+    livez.every((o) => o.status === 200),
+    '/livez answers while the counters cannot be written',
+  )
 
   const ready = await get(server.port, '/readyz')
-  t.same([ready.status, ready.body.error?.code, ready.body.error?.ledger], [503, 'SERVICE_UNAVAILABLE', 'failing'], '/readyz says the ledger is failing')
+  t.same(
+    [ready.status, ready.body.error?.code, ready.body.error?.ledger],
+    [503, 'SERVICE_UNAVAILABLE', 'failing'],
+    '/readyz says the ledger is failing',
+  )
 
   // A server (re)started while the disk is full starts and answers.
   if (workers === 1) {
@@ -117,23 +167,48 @@ async function fullDisk(t: Test, workers: number) {
   const charges = entries.filter((e) => e.type === 'charge').length
   t.equal(charges, keyedServed + 2, 'every 200 has its debit and no refused call was charged')
   t.equal(state.balance, CREDITS - 8 * charges, 'the balance is exact')
-  t.equal(entries.reduce((sum, e) => sum + e.credits, 0), state.balance, 'balance = sum of entries')
+  t.equal(
+    entries.reduce((sum, e) => sum + e.credits, 0),
+    state.balance,
+    'balance = sum of entries',
+  )
 
-  t.equal(demoCalls(t, ledgerDir), keylessServed, `each of the ${keylessServed} keyless answers was counted against its address's demo quota`)
+  t.equal(
+    demoCalls(t, ledgerDir),
+    keylessServed,
+    `each of the ${keylessServed} keyless answers was counted against its address's demo quota`,
+  )
 }
 
-t.test('a full ledger disk, one process: refusals are answers, nothing is charged without its answer, it recovers by itself', (t) => fullDisk(t, 1))
+t.test(
+  'a full ledger disk, one process: refusals are answers, nothing is charged without its answer, it recovers by itself',
+  (t) => fullDisk(t, 1),
+)
 t.test('a full ledger disk, two workers: no worker hangs the other, it recovers by itself', (t) => fullDisk(t, 2))
 
 t.test('the rate limit holds while the counters cannot be written: the process counts on its own', async (t) => {
   const { snapshots } = await build(t, data)
   const disk = smallDisk(t, 8 << 20)
   const ledgerDir = join(disk.dir, 'ledger')
-  const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledgerDir, '--outbox', freshDir(t), '--rate-limit', '5', '--trusted-proxy', '127.0.0.1'])
+  const server = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    ledgerDir,
+    '--outbox',
+    freshDir(t),
+    '--rate-limit',
+    '5',
+    '--trusted-proxy',
+    '127.0.0.1',
+  ])
   disk.fill()
   // Each new address needs room the disk no longer has, once LMDB's own freed pages are used up.
   const flood = await hammer(server.port, '/livez', 2_000, client)
-  t.ok(flood.every((o) => o.status === 200), 'one request from each of 2,000 addresses is admitted')
+  t.ok(
+    flood.every((o) => o.status === 200),
+    'one request from each of 2,000 addresses is admitted',
+  )
   const ready = await get(server.port, '/readyz')
   t.same([ready.status, ready.body.error?.counters], [503, 'failing'], 'the counters are failing')
   const statuses: number[] = []

@@ -92,28 +92,41 @@ for (const engine of ENGINES) {
     ]
     let runs = 0
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 40 }), fc.integer({ min: 0, max: 50 }), async (cmds, start) => {
-        const { account, key } = await ledger.createAccount(`model${runs++}@example.pl`, start, 'signup_bonus', null)
-        const model: Model = { balance: start, granted: start, used: 0, active: true, entries: 1, lastFailed: false, failures: 0, keyGeneration: 0 }
-        const real: Real = { ledger, id: account.id, keys: [key] }
-        await fc.asyncModelRun(() => ({ model, real }), cmds)
-        const final = (await ledger.account(account.id))!
-        const history = await ledger.entries(account.id, 200)
-        const oldKeys = await Promise.all(real.keys.slice(0, -1).map((old) => ledger.authenticate(old)))
-        return (
-          final.balance === model.balance &&
-          final.balance >= 0 &&
-          final.granted === model.granted &&
-          final.used === model.used &&
-          final.status === (model.active ? 'active' : 'disabled') &&
-          history.length === model.entries &&
-          history.filter((e) => e.type === 'failed_call').reduce((sum, e) => sum + e.count, 0) === model.failures &&
-          history.reduce((sum, e) => sum + e.credits, 0) === final.balance &&
-          history.every((e, i) => i === 0 || e.id !== history[i - 1]!.id) &&
-          oldKeys.every((found) => found === undefined) &&
-          (await ledger.authenticate(real.keys.at(-1)!))?.id === account.id
-        )
-      }),
+      fc.asyncProperty(
+        fc.commands(commands, { maxCommands: 40 }),
+        fc.integer({ min: 0, max: 50 }),
+        async (cmds, start) => {
+          const { account, key } = await ledger.createAccount(`model${runs++}@example.pl`, start, 'signup_bonus', null)
+          const model: Model = {
+            balance: start,
+            granted: start,
+            used: 0,
+            active: true,
+            entries: 1,
+            lastFailed: false,
+            failures: 0,
+            keyGeneration: 0,
+          }
+          const real: Real = { ledger, id: account.id, keys: [key] }
+          await fc.asyncModelRun(() => ({ model, real }), cmds)
+          const final = (await ledger.account(account.id))!
+          const history = await ledger.entries(account.id, 200)
+          const oldKeys = await Promise.all(real.keys.slice(0, -1).map((old) => ledger.authenticate(old)))
+          return (
+            final.balance === model.balance &&
+            final.balance >= 0 &&
+            final.granted === model.granted &&
+            final.used === model.used &&
+            final.status === (model.active ? 'active' : 'disabled') &&
+            history.length === model.entries &&
+            history.filter((e) => e.type === 'failed_call').reduce((sum, e) => sum + e.count, 0) === model.failures &&
+            history.reduce((sum, e) => sum + e.credits, 0) === final.balance &&
+            history.every((e, i) => i === 0 || e.id !== history[i - 1]!.id) &&
+            oldKeys.every((found) => found === undefined) &&
+            (await ledger.authenticate(real.keys.at(-1)!))?.id === account.id
+          )
+        },
+      ),
       { numRuns: 60, seed: 4 },
     )
     t.ok(runs >= 60, `${runs} sequences of up to 40 operations matched the model`)

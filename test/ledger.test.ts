@@ -4,7 +4,12 @@ import { FAILED_CALL_ENTRIES_PER_DAY, type Call, type Ledger } from '../ledger/t
 import { ENGINES, openTestLedger } from './ledger-engines.js'
 import { otherKey } from './support.js'
 
-const call = (endpoint = 'valuation', year: number | null = 2017): Call => ({ endpoint, make: 'Volkswagen', model: 'Golf', year })
+const call = (endpoint = 'valuation', year: number | null = 2017): Call => ({
+  endpoint,
+  make: 'Volkswagen',
+  model: 'Golf',
+  year,
+})
 
 /** The account's whole history, and whether it adds up: balance = sum of entries, entries = the entry count. */
 async function history(ledger: Ledger, id: string) {
@@ -25,14 +30,22 @@ for (const engine of ENGINES) {
       const { account, key } = await ledger.createAccount('  Jan.Kowalski@Example.PL ', 50, 'signup_bonus', null)
       t.match(key, /^cm_[A-Za-z0-9_-]{43}$/)
       t.equal(account.email, 'jan.kowalski@example.pl')
-      t.same([account.status, account.balance, account.granted, account.used, account.key_prefix, account.entries], ['active', 50, 50, 0, key.slice(0, 10), 1])
+      t.same(
+        [account.status, account.balance, account.granted, account.used, account.key_prefix, account.entries],
+        ['active', 50, 50, 0, key.slice(0, 10), 1],
+      )
       t.same(await ledger.account(account.id), account, 'read back as created')
       t.same((await ledger.authenticate(key))?.id, account.id)
       t.equal(await ledger.authenticate(otherKey(key)), undefined)
       t.equal((await ledger.accountByEmail('JAN.kowalski@example.pl'))?.id, account.id)
       const [bonus] = await ledger.entries(account.id, 50)
-      t.same([bonus?.id, bonus?.type, bonus?.credits, bonus?.balance_after, bonus?.count], [`${account.id}-0`, 'signup_bonus', 50, 50, 1])
-      await t.rejects(ledger.createAccount('jan.kowalski@example.pl', 50, 'signup_bonus', null), { code: 'email_taken' })
+      t.same(
+        [bonus?.id, bonus?.type, bonus?.credits, bonus?.balance_after, bonus?.count],
+        [`${account.id}-0`, 'signup_bonus', 50, 50, 1],
+      )
+      await t.rejects(ledger.createAccount('jan.kowalski@example.pl', 50, 'signup_bonus', null), {
+        code: 'email_taken',
+      })
       await t.rejects(ledger.createAccount('not an address', 50, 'signup_bonus', null), { code: 'invalid_email' })
       await t.rejects(ledger.createAccount('x@example.pl', -1, 'grant', null), { code: 'invalid_credits' })
       const stored = await engine.stored(location)
@@ -55,9 +68,22 @@ for (const engine of ENGINES) {
       const { ledger } = await fresh(t)
       const { account } = await ledger.createAccount('a@example.pl', 20, 'grant', 'order-1')
       const first = await ledger.charge(account.id, 8, call())
-      t.same(first.ok && [first.balance, first.entry.credits, first.entry.balance_after, first.entry.endpoint], [12, -8, 12, 'valuation'])
-      t.same(await ledger.charge(account.id, 12, call('valuation-factors')), { ok: true, balance: 0, entry: (await ledger.entries(account.id, 1))[0] })
-      t.same(await ledger.charge(account.id, 6, call('liquidity')), { ok: false, reason: 'insufficient_credits', balance: 0 })
+      t.same(first.ok && [first.balance, first.entry.credits, first.entry.balance_after, first.entry.endpoint], [
+        12,
+        -8,
+        12,
+        'valuation',
+      ])
+      t.same(await ledger.charge(account.id, 12, call('valuation-factors')), {
+        ok: true,
+        balance: 0,
+        entry: (await ledger.entries(account.id, 1))[0],
+      })
+      t.same(await ledger.charge(account.id, 6, call('liquidity')), {
+        ok: false,
+        reason: 'insufficient_credits',
+        balance: 0,
+      })
       await ledger.recordFailure(account.id, call(), 'INSUFFICIENT_DATA')
       const granted = await ledger.grant(account.id, 100, 'order-2')
       t.same([granted.type, granted.credits, granted.balance_after, granted.reference], ['grant', 100, 100, 'order-2'])
@@ -74,7 +100,10 @@ for (const engine of ENGINES) {
         ],
         'newest first',
       )
-      t.same(entries.map((e) => e.id), [4, 3, 2, 1, 0].map((seq) => `${account.id}-${seq}`))
+      t.same(
+        entries.map((e) => e.id),
+        [4, 3, 2, 1, 0].map((seq) => `${account.id}-${seq}`),
+      )
       t.equal((await ledger.entries(account.id, 2)).length, 2)
       t.equal(now.balance, sum, 'balance = sum of entries')
       t.same([now.granted, now.used, now.entries], [120, 20, 5])
@@ -84,16 +113,27 @@ for (const engine of ENGINES) {
       await ledger.recordFailure('acc_nope', call(), 'INVALID_PARAMETER')
     })
 
-    t.test('a client gone before the debit is charged nothing; a refusal for another reason says so first', async (t) => {
-      const { ledger } = await fresh(t)
-      const { account } = await ledger.createAccount('gone@example.pl', 20, 'grant', null)
-      t.same(await ledger.charge(account.id, 8, call(), () => false), { ok: false, reason: 'not_wanted', balance: 20 })
-      t.same(await ledger.charge(account.id, 30, call(), () => false), { ok: false, reason: 'insufficient_credits', balance: 20 })
-      await ledger.setStatus(account.id, 'disabled')
-      t.same(await ledger.charge(account.id, 8, call(), () => false), { ok: false, reason: 'disabled', balance: 20 })
-      const { account: now, entries } = await history(ledger, account.id)
-      t.same([now.balance, now.used, entries.length], [20, 0, 1], 'nothing taken, nothing written')
-    })
+    t.test(
+      'a client gone before the debit is charged nothing; a refusal for another reason says so first',
+      async (t) => {
+        const { ledger } = await fresh(t)
+        const { account } = await ledger.createAccount('gone@example.pl', 20, 'grant', null)
+        t.same(await ledger.charge(account.id, 8, call(), () => false), {
+          ok: false,
+          reason: 'not_wanted',
+          balance: 20,
+        })
+        t.same(await ledger.charge(account.id, 30, call(), () => false), {
+          ok: false,
+          reason: 'insufficient_credits',
+          balance: 20,
+        })
+        await ledger.setStatus(account.id, 'disabled')
+        t.same(await ledger.charge(account.id, 8, call(), () => false), { ok: false, reason: 'disabled', balance: 20 })
+        const { account: now, entries } = await history(ledger, account.id)
+        t.same([now.balance, now.used, entries.length], [20, 0, 1], 'nothing taken, nothing written')
+      },
+    )
 
     t.test('a disabled account and a replaced key are refused from the next call on', async (t) => {
       const { ledger } = await fresh(t)
@@ -114,17 +154,27 @@ for (const engine of ENGINES) {
       await t.rejects(ledger.issueKey('acc_nope'), { code: 'unknown_account' })
     })
 
-    t.test('keys looked up at once, the same one twice among them, each find their own account, and replaced ones none', async (t) => {
-      const { ledger } = await fresh(t)
-      const created = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.createAccount(`keys${i}@example.pl`, i, 'grant', null)))
-      const replaced = await Promise.all(created.slice(0, 10).map(({ account }) => ledger.issueKey(account.id)))
-      const asked = [...created.map(({ key }) => key), ...replaced, ...replaced, otherKey(replaced[0]!)]
-      const found = await Promise.all(asked.map((key) => ledger.authenticate(key)))
-      t.same(
-        found.map((account) => account?.balance),
-        [...Array.from({ length: 10 }, () => undefined), ...Array.from({ length: 10 }, (_, i) => 10 + i), ...Array.from({ length: 20 }, (_, i) => i % 10), undefined],
-      )
-    })
+    t.test(
+      'keys looked up at once, the same one twice among them, each find their own account, and replaced ones none',
+      async (t) => {
+        const { ledger } = await fresh(t)
+        const created = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => ledger.createAccount(`keys${i}@example.pl`, i, 'grant', null)),
+        )
+        const replaced = await Promise.all(created.slice(0, 10).map(({ account }) => ledger.issueKey(account.id)))
+        const asked = [...created.map(({ key }) => key), ...replaced, ...replaced, otherKey(replaced[0]!)]
+        const found = await Promise.all(asked.map((key) => ledger.authenticate(key)))
+        t.same(
+          found.map((account) => account?.balance),
+          [
+            ...Array.from({ length: 10 }, () => undefined),
+            ...Array.from({ length: 10 }, (_, i) => 10 + i),
+            ...Array.from({ length: 20 }, (_, i) => i % 10),
+            undefined,
+          ],
+        )
+      },
+    )
 
     t.test('key delivery: an account whose key is still to be e-mailed says so until it has been', async (t) => {
       const { ledger } = await fresh(t)
@@ -165,8 +215,10 @@ for (const engine of ENGINES) {
 
       const stored = before.entries.filter((e) => e.type === 'failed_call')
       const counted = stored.reduce((sum, e) => sum + e.count, 0)
-      for (let year = 1000; stored.length + year - 1000 < FAILED_CALL_ENTRIES_PER_DAY; year++) await ledger.recordFailure(account.id, call('regional', year), 'INVALID_PARAMETER')
-      for (let year = 0; year < 25; year++) await ledger.recordFailure(account.id, call('regional', year), 'INVALID_PARAMETER')
+      for (let year = 1000; stored.length + year - 1000 < FAILED_CALL_ENTRIES_PER_DAY; year++)
+        await ledger.recordFailure(account.id, call('regional', year), 'INVALID_PARAMETER')
+      for (let year = 0; year < 25; year++)
+        await ledger.recordFailure(account.id, call('regional', year), 'INVALID_PARAMETER')
       await ledger.recordFailure(account.id, call(), 'INVALID_PARAMETER')
       const after = await history(ledger, account.id)
       const failures = after.entries.filter((e) => e.type === 'failed_call')
@@ -177,7 +229,10 @@ for (const engine of ENGINES) {
         counted + (FAILED_CALL_ENTRIES_PER_DAY - stored.length) + 26,
         'every failed call is counted once',
       )
-      t.ok(failures.every((e) => e.credits === 0), 'none moves the balance')
+      t.ok(
+        failures.every((e) => e.credits === 0),
+        'none moves the balance',
+      )
       t.same([after.account.balance, after.sum, after.account.entries], [22, 22, after.entries.length])
     })
 
@@ -189,7 +244,10 @@ for (const engine of ENGINES) {
       await ledger.recordFailure(account.id, odd, 'INVALID_PARAMETER')
       await ledger.recordFailure(account.id, odd, 'INVALID_PARAMETER')
       const [failure, charge] = await ledger.entries(account.id, 2)
-      t.same([failure?.model, failure?.year, failure?.count, charge?.model, charge?.year], ['Gölf 🚗', 1e21, 2, 'Gölf 🚗', 1e21])
+      t.same(
+        [failure?.model, failure?.year, failure?.count, charge?.model, charge?.year],
+        ['Gölf 🚗', 1e21, 2, 'Gölf 🚗', 1e21],
+      )
     })
 
     t.test('one-time codes: used up when right, counted when wrong, gone when exhausted or expired', async (t) => {
@@ -209,7 +267,11 @@ for (const engine of ENGINES) {
       await ledger.putCode('m3', right, now + 60_000)
       t.equal(await ledger.checkCode('m3', wrong, now, 2), 'wrong')
       await ledger.putCode('m3', wrong, now + 60_000)
-      t.equal(await ledger.checkCode('m3', right, now, 2), 'wrong', 'a new code replaces the old one, with its attempts afresh')
+      t.equal(
+        await ledger.checkCode('m3', right, now, 2),
+        'wrong',
+        'a new code replaces the old one, with its attempts afresh',
+      )
       t.equal(await ledger.checkCode('m3', right, now, 2), 'exhausted')
       await ledger.putCode('m4', right, now + 60_000)
       t.equal(await ledger.checkCode('m4', right, now + 60_000, 3), 'expired')
@@ -235,7 +297,10 @@ for (const engine of ENGINES) {
       const results = await Promise.all(Array.from({ length: 300 }, () => ledger.charge(account.id, 8, call())))
       t.equal(results.filter((r) => r.ok).length, 37)
       t.equal(results.filter((r) => !r.ok && r.reason === 'insufficient_credits').length, 263)
-      t.ok(results.every((r) => r.balance >= 0), 'no balance seen below zero')
+      t.ok(
+        results.every((r) => r.balance >= 0),
+        'no balance seen below zero',
+      )
       const { account: final, entries, sum } = await history(ledger, account.id)
       t.equal(final.balance, 5, 'the final balance is exact')
       t.equal(sum, 5, 'balance = sum of entries')
@@ -250,11 +315,17 @@ for (const engine of ENGINES) {
 
     t.test('concurrent charges on many accounts at once, with grants and failures among them', async (t) => {
       const { ledger } = await fresh(t)
-      const accounts = await Promise.all(Array.from({ length: 12 }, async (_, i) => (await ledger.createAccount(`many${i}@example.pl`, 10 * 8, 'grant', null)).account.id))
+      const accounts = await Promise.all(
+        Array.from(
+          { length: 12 },
+          async (_, i) => (await ledger.createAccount(`many${i}@example.pl`, 10 * 8, 'grant', null)).account.id,
+        ),
+      )
       const work = Array.from({ length: 600 }, (_, i) => {
         const id = accounts[i % accounts.length]!
         if (i % 50 === 7) return ledger.grant(id, 8, 'top-up').then(() => 'grant')
-        if (i % 30 === 3) return ledger.recordFailure(id, call('regional', i), 'INVALID_PARAMETER').then(() => 'failure')
+        if (i % 30 === 3)
+          return ledger.recordFailure(id, call('regional', i), 'INVALID_PARAMETER').then(() => 'failure')
         return ledger.charge(id, 8, call()).then((r) => (r.ok ? 'charged' : r.reason))
       })
       const outcomes = await Promise.all(work)
@@ -263,7 +334,11 @@ for (const engine of ENGINES) {
       let left = 0
       for (const id of accounts) {
         const { account, entries, sum } = await history(ledger, id)
-        t.same([account.balance >= 0, sum, account.entries], [true, account.balance, entries.length], `${id}: balance = sum of entries`)
+        t.same(
+          [account.balance >= 0, sum, account.entries],
+          [true, account.balance, entries.length],
+          `${id}: balance = sum of entries`,
+        )
         left += account.balance
       }
       t.equal(charged * 8 + left, granted, 'every credit granted is spent or left, none twice')

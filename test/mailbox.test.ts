@@ -14,19 +14,33 @@ function mailboxOf(raw: string): string | EmailProblemCode {
 
 /** A test name in printable ASCII: raw line separators would break the TAP stream. */
 function shown(raw: unknown): string {
-  return (JSON.stringify(raw) ?? String(raw)).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return (JSON.stringify(raw) ?? String(raw)).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 // The characters an accepted address must never hold (the classes parseEmail refuses).
 const REFUSED = /[\p{Cc}\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}\p{Co}\p{Cn}\p{White_Space}]/u
 
 t.test('the delivery form: trimmed, NFKC, lower case, ASCII domain, +tag and dots kept', async (t) => {
-  t.same(parsed(' Anna.Nowak+Auto@Example.PL '), { address: 'anna.nowak+auto@example.pl', mailbox: 'anna.nowak@example.pl' })
+  t.same(parsed(' Anna.Nowak+Auto@Example.PL '), {
+    address: 'anna.nowak+auto@example.pl',
+    mailbox: 'anna.nowak@example.pl',
+  })
   t.same(parsed('A.B+news@GoogleMail.com'), { address: 'a.b+news@googlemail.com', mailbox: 'ab@gmail.com' })
   t.same(parsed('ａ@ｅｘａｍｐｌｅ．com'), { address: 'a@example.com', mailbox: 'a@example.com' })
   t.same(parsed('Á@Bücher.de.'), { address: 'á@xn--bcher-kva.de', mailbox: 'a@xn--bcher-kva.de' })
-  t.same(parsed('Ώ\u0345@example.com'), { address: '\u1ff4@example.com', mailbox: 'ω@example.com' }, 'composed again after lower case')
-  t.same(parsed('a@example。com'), { address: 'a@example.com', mailbox: 'a@example.com' }, 'an ideographic full stop is a dot to IDNA')
+  t.same(
+    parsed('Ώ\u0345@example.com'),
+    { address: '\u1ff4@example.com', mailbox: 'ω@example.com' },
+    'composed again after lower case',
+  )
+  t.same(
+    parsed('a@example。com'),
+    { address: 'a@example.com', mailbox: 'a@example.com' },
+    'an ideographic full stop is a dot to IDNA',
+  )
 })
 
 t.test('every farming variant is the mailbox of its plain form', async (t) => {
@@ -173,17 +187,70 @@ t.test('no allowed character turns into a refused one under NFKC, lower case, NF
 // Addresses made of the pieces that tempt a normalizer: case, width, marks, dots, tags,
 // Unicode domains, trailing dots, and now and then any character at all.
 const piece = fc.oneof(
-  { arbitrary: fc.constantFrom('a', 'B', 'z9', '.', '+', '-', '_', 'ａ', 'Á', 'a\u0301', 'İ', 'ı', 'ß', 'ẞ', 'ﬁ', 'Σ', 'ς', 'ǅ', 'Ώ', '\u0345', 'ℌ', '①', 'ⅷ', 'ё', '日本', '\u0301', '\u0307', '＋', '．'), weight: 9 },
+  {
+    arbitrary: fc.constantFrom(
+      'a',
+      'B',
+      'z9',
+      '.',
+      '+',
+      '-',
+      '_',
+      'ａ',
+      'Á',
+      'a\u0301',
+      'İ',
+      'ı',
+      'ß',
+      'ẞ',
+      'ﬁ',
+      'Σ',
+      'ς',
+      'ǅ',
+      'Ώ',
+      '\u0345',
+      'ℌ',
+      '①',
+      'ⅷ',
+      'ё',
+      '日本',
+      '\u0301',
+      '\u0307',
+      '＋',
+      '．',
+    ),
+    weight: 9,
+  },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 2 }), weight: 1 },
 )
 const local = fc.array(piece, { minLength: 1, maxLength: 8 }).map((pieces) => pieces.join(''))
-const domain = fc.tuple(
-  fc.array(fc.constantFrom('example', 'Bücher', 'ｇｍａｉｌ', 'googlemail', 'gmail', 'xn--bcher-kva', 'mañana', 'ΣΊΣΥΦΟΣ', 'i̇', 'a-b', '日本'), { minLength: 1, maxLength: 3 }),
-  fc.constantFrom('com', 'pl', 'de', 'COM', 'рф', '123'),
-  fc.constantFrom('', '.', '。'),
-).map(([labels, tld, end]) => `${labels.join('.')}.${tld}${end}`)
+const domain = fc
+  .tuple(
+    fc.array(
+      fc.constantFrom(
+        'example',
+        'Bücher',
+        'ｇｍａｉｌ',
+        'googlemail',
+        'gmail',
+        'xn--bcher-kva',
+        'mañana',
+        'ΣΊΣΥΦΟΣ',
+        'i̇',
+        'a-b',
+        '日本',
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+    fc.constantFrom('com', 'pl', 'de', 'COM', 'рф', '123'),
+    fc.constantFrom('', '.', '。'),
+  )
+  .map(([labels, tld, end]) => `${labels.join('.')}.${tld}${end}`)
 const candidate = fc.oneof(
-  { arbitrary: fc.tuple(fc.constantFrom('', ' '), local, domain).map(([space, l, d]) => `${space}${l}@${d}${space}`), weight: 4 },
+  {
+    arbitrary: fc.tuple(fc.constantFrom('', ' '), local, domain).map(([space, l, d]) => `${space}${l}@${d}${space}`),
+    weight: 4,
+  },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 30 }), weight: 1 },
 )
 
@@ -195,7 +262,14 @@ t.test('accepted addresses parse to themselves and never hold a refused characte
       if (!first.ok) return true
       accepted++
       const again = parseEmail(first.address)
-      return again.ok && again.address === first.address && again.mailbox === first.mailbox && !REFUSED.test(first.address) && !REFUSED.test(first.mailbox) && !/\.[0-9]+$/.test(first.address)
+      return (
+        again.ok &&
+        again.address === first.address &&
+        again.mailbox === first.mailbox &&
+        !REFUSED.test(first.address) &&
+        !REFUSED.test(first.mailbox) &&
+        !/\.[0-9]+$/.test(first.address)
+      )
     }),
     { numRuns: 5_000 },
   )

@@ -7,7 +7,9 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** The documentation, as paths from the project's folder: README.md, every docs/*.md and bench/README.md. */
 export function documentationFiles(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort()
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
   return ['README.md', ...docs.map((name) => `docs/${name}`), 'bench/README.md']
 }
 

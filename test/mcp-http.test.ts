@@ -19,7 +19,11 @@ async function setup(t: Test) {
   const document = (await get('/v1/openapi.json')).body as Record<string, any>
   const lines = () => {
     log.flush()
-    return written.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    return written
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
   }
   return { base, ledger, document, lines }
 }
@@ -29,7 +33,12 @@ async function connect(t: Test, base: string, key?: string) {
   const client = new Client({ name: 'carmarket-test', version: '1.0.0' })
   const errors: Error[] = []
   client.onerror = (error) => errors.push(error)
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), key === undefined ? {} : { requestInit: { headers: { 'X-API-Key': key } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`${base}/mcp`),
+      key === undefined ? {} : { requestInit: { headers: { 'X-API-Key': key } } },
+    ),
+  )
   t.teardown(() => client.close())
   return { client, errors }
 }
@@ -82,7 +91,11 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 
 t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on every answer', async (t) => {
   const { base, lines } = await setup(t)
-  const post = async (body: string, headers: Record<string, string> = MCP_HEADERS, method: 'POST' | 'GET' | 'DELETE' = 'POST') => {
+  const post = async (
+    body: string,
+    headers: Record<string, string> = MCP_HEADERS,
+    method: 'POST' | 'GET' | 'DELETE' = 'POST',
+  ) => {
     const response = await request(`${base}/mcp`, { method, body: method === 'POST' ? body : undefined, headers })
     const text = await response.body.text()
     return { status: response.statusCode, headers: response.headers, body: JSON.parse(text) as Record<string, any> }
@@ -92,38 +105,77 @@ t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on ev
   t.equal(answer.status, 200)
   t.match(answer.headers['content-type'], /^application\/json/, 'a JSON answer, not an event stream')
   t.equal(answer.headers['mcp-session-id'], undefined, 'stateless: no session')
-  t.match(answer.body, { jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'carmarket' }, capabilities: { tools: {} } } })
+  t.match(answer.body, {
+    jsonrpc: '2.0',
+    id: 1,
+    result: { serverInfo: { name: 'carmarket' }, capabilities: { tools: {} } },
+  })
 
   const refusals: [string, Awaited<ReturnType<typeof post>>, number, string][] = [
     ['GET', await post('', { accept: 'text/event-stream' }, 'GET'), 405, 'METHOD_NOT_ALLOWED'],
     ['DELETE', await post('', {}, 'DELETE'), 405, 'METHOD_NOT_ALLOWED'],
     ['malformed JSON', await post('{"jsonrpc":'), 400, 'INVALID_PARAMETER'],
     ['a batch', await post(`[${initialize}]`), 400, 'INVALID_PARAMETER'],
-    ['an oversized body', await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(MAX_MCP_BODY_BYTES) } })), 413, 'PAYLOAD_TOO_LARGE'],
-    ['no JSON', await post(initialize, { ...MCP_HEADERS, 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [
+      'an oversized body',
+      await post(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(MAX_MCP_BODY_BYTES) } }),
+      ),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    [
+      'no JSON',
+      await post(initialize, { ...MCP_HEADERS, 'content-type': 'text/plain' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
   ]
   for (const [what, refused, status, code] of refusals) {
-    t.same([refused.status, refused.body.status, refused.body.error?.code], [status, 'error', code], `${what}: ${status} ${code} in the API's envelope`)
+    t.same(
+      [refused.status, refused.body.status, refused.body.error?.code],
+      [status, 'error', code],
+      `${what}: ${status} ${code} in the API's envelope`,
+    )
     t.ok(refused.headers['x-request-id'], `${what}: with X-Request-Id`)
   }
   t.equal(refusals[0]![1].headers.allow, 'POST')
   t.same(refusals[2]![1].body.error.parameter, 'body')
 
   // What the SDK refuses is a JSON-RPC error, and carries the request id too.
-  const notAcceptable = await post(initialize, { 'content-type': 'application/json', accept: 'application/json', 'x-request-id': 'mcp-trace-2' })
+  const notAcceptable = await post(initialize, {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'x-request-id': 'mcp-trace-2',
+  })
   t.same([notAcceptable.status, notAcceptable.body.error?.code], [406, -32000])
   t.equal(notAcceptable.headers['x-request-id'], 'mcp-trace-2')
   const notRpc = await post('{"hello":"world"}')
   t.same([notRpc.status, notRpc.body.error?.code], [400, -32700])
   const foreign = await post(initialize, { ...MCP_HEADERS, origin: 'https://elsewhere.example' })
-  t.same([foreign.status, foreign.body.error?.message], [403, 'Invalid Origin header: https://elsewhere.example'], "another site's page is refused")
-  t.equal((await post(initialize, { ...MCP_HEADERS, origin: PUBLIC_URL })).status, 200, 'a page of the service itself is not')
+  t.same(
+    [foreign.status, foreign.body.error?.message],
+    [403, 'Invalid Origin header: https://elsewhere.example'],
+    "another site's page is refused",
+  )
+  t.equal(
+    (await post(initialize, { ...MCP_HEADERS, origin: PUBLIC_URL })).status,
+    200,
+    'a page of the service itself is not',
+  )
 
   for (const [what, args] of [
     ['an array', []],
     ['a string', 'VW Golf'],
   ] as const) {
-    const bad = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_market_liquidity', arguments: args } }))
+    const bad = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'get_market_liquidity', arguments: args },
+      }),
+    )
     t.same([bad.body.id, bad.body.error?.code], [7, -32602], `tool arguments that are ${what}: invalid params`)
     t.match(String(bad.body.error?.message), /arguments/, 'naming the arguments')
   }
@@ -134,7 +186,21 @@ t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on ev
   const logged = lines().filter((line) => line.route === '/mcp')
   t.same(
     logged.map((line) => [line.method, line.status]),
-    [['POST', 200], ['GET', 405], ['DELETE', 405], ['POST', 400], ['POST', 400], ['POST', 413], ['POST', 415], ['POST', 406], ['POST', 400], ['POST', 403], ['POST', 200], ['POST', 200], ['POST', 200]],
+    [
+      ['POST', 200],
+      ['GET', 405],
+      ['DELETE', 405],
+      ['POST', 400],
+      ['POST', 400],
+      ['POST', 413],
+      ['POST', 415],
+      ['POST', 406],
+      ['POST', 400],
+      ['POST', 403],
+      ['POST', 200],
+      ['POST', 200],
+      ['POST', 200],
+    ],
     'each in the request log with its status',
   )
   t.match(logged[0], { request_id: 'mcp-trace-1', ip: '127.0.0.1' })

@@ -11,7 +11,12 @@ import { CLI, account, build, freshDir, otherKey, spawnServe } from './support.j
 
 /** `carmarket mcp` as a desktop client runs it, with the SDK's own client on its stdin and stdout. */
 async function mcp(t: Test, args: readonly string[], env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], env: { ...getDefaultEnvironment(), ...env }, stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    env: { ...getDefaultEnvironment(), ...env },
+    stderr: 'pipe',
+  })
   let stderr = ''
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const client = new Client({ name: 'carmarket-test', version: '1.0.0' })
@@ -26,7 +31,17 @@ async function mcp(t: Test, args: readonly string[], env: Record<string, string>
 async function serve(t: Test, demoQuota: number) {
   const { snapshots, snapshot } = await build(t, MARKET)
   const ledger = freshDir(t)
-  const served = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--rate-limit', '0', '--demo-quota', String(demoQuota), '--no-request-log'])
+  const served = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    ledger,
+    '--rate-limit',
+    '0',
+    '--demo-quota',
+    String(demoQuota),
+    '--no-request-log',
+  ])
   const base = `http://127.0.0.1:${served.port}`
   // The document the server makes: its year bound is the snapshot's, not this year's.
   return { base, ledger, document: openApiDocument(snapshot.maxYear, base) as Record<string, any> }
@@ -109,7 +124,9 @@ t.test('an API that cannot be reached: a tool error that says so, and the server
 })
 
 t.test("an answer that is not the API's envelope (a proxy's error page): a tool error that says so", async (t) => {
-  const proxy = createHttpServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>'))
+  const proxy = createHttpServer((_req, res) =>
+    res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>'),
+  )
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
   t.teardown(() => proxy.close())
   const { client } = await mcp(t, ['--base-url', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`])
@@ -120,7 +137,9 @@ t.test("an answer that is not the API's envelope (a proxy's error page): a tool 
 
 t.test('a base URL that is no http address is refused at start', async (t) => {
   const failed = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    execFile(process.execPath, [CLI, 'mcp', '--base-url', 'ftp://example.test'], (error, _stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stderr })),
+    execFile(process.execPath, [CLI, 'mcp', '--base-url', 'ftp://example.test'], (error, _stdout, stderr) =>
+      resolve({ code: error === null ? 0 : (error.code as number), stderr }),
+    ),
   )
   t.equal(failed.code, 2, 'a usage error')
   t.match(failed.stderr, /--base-url must be an http or https address/)

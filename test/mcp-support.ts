@@ -13,7 +13,11 @@ export const MARKET = toCsv([
 type Args = Record<string, string | number>
 const golf = { make: 'VW', model: 'Golf', year: 2017 }
 /** A successful call of every market tool, and what it costs (interface spec, "Limits"). */
-export const MARKET_CALLS: readonly { readonly tool: keyof typeof TOOL_PATHS; readonly args: Args; readonly credits: number }[] = [
+export const MARKET_CALLS: readonly {
+  readonly tool: keyof typeof TOOL_PATHS
+  readonly args: Args
+  readonly credits: number
+}[] = [
   { tool: 'get_market_valuation', args: { ...golf, fuel_type: 'diesel', mileage: 100_000 }, credits: 8 },
   { tool: 'get_price_history', args: { ...golf, months: 3 }, credits: 10 },
   { tool: 'get_market_liquidity', args: golf, credits: 6 },
@@ -28,19 +32,33 @@ export interface Envelope {
 }
 
 /** The same operation over plain HTTP, its arguments as query parameters. */
-export async function http(base: string, path: string, args: Args = {}, key?: string): Promise<{ status: number; body: Envelope }> {
-  const query = new URLSearchParams(Object.entries(args).map(([name, value]): [string, string] => [name, String(value)])).toString()
-  const response = await request(`${base}${path}${query === '' ? '' : `?${query}`}`, { headers: key === undefined ? {} : { 'x-api-key': key } })
+export async function http(
+  base: string,
+  path: string,
+  args: Args = {},
+  key?: string,
+): Promise<{ status: number; body: Envelope }> {
+  const query = new URLSearchParams(
+    Object.entries(args).map(([name, value]): [string, string] => [name, String(value)]),
+  ).toString()
+  const response = await request(`${base}${path}${query === '' ? '' : `?${query}`}`, {
+    headers: key === undefined ? {} : { 'x-api-key': key },
+  })
   return { status: response.statusCode, body: (await response.body.json()) as Envelope }
 }
 
-export const balance = async (base: string, key: string) => (await http(base, '/v1/account/me', {}, key)).body.data?.credits_remaining as number
+export const balance = async (base: string, key: string) =>
+  (await http(base, '/v1/account/me', {}, key)).body.data?.credits_remaining as number
 
 /** A tool call's result as the SDK's client returns it (having checked it against the tool's output schema). */
 export async function call(client: Client, name: string, args: Record<string, unknown>) {
   const result = await client.callTool({ name, arguments: args })
   const content = result.content as { type: string; text: string }[]
-  return { isError: result.isError === true, structured: result.structuredContent as Record<string, any> | undefined, text: content[0]?.text ?? '' }
+  return {
+    isError: result.isError === true,
+    structured: result.structuredContent as Record<string, any> | undefined,
+    text: content[0]?.text ?? '',
+  }
 }
 
 /**
@@ -48,22 +66,55 @@ export async function call(client: Client, name: string, args: Record<string, un
  * when there is a key, as the served OpenAPI document describes them: every parameter
  * with its schema and description, the required ones required, nothing else accepted.
  */
-export async function checkTools(t: Test, client: Client, document: Record<string, any>, keyed: boolean): Promise<void> {
-  const operations = Object.entries(document.paths as Record<string, any>).filter(([, item]) => ['market', 'account'].includes(item.get?.tags?.[0]))
-  t.same(Object.values(TOOL_PATHS).sort(), operations.map(([path]) => path).sort(), 'a tool for every market and account operation')
+export async function checkTools(
+  t: Test,
+  client: Client,
+  document: Record<string, any>,
+  keyed: boolean,
+): Promise<void> {
+  const operations = Object.entries(document.paths as Record<string, any>).filter(([, item]) =>
+    ['market', 'account'].includes(item.get?.tags?.[0]),
+  )
+  t.same(
+    Object.values(TOOL_PATHS).sort(),
+    operations.map(([path]) => path).sort(),
+    'a tool for every market and account operation',
+  )
   const offered = operations.filter(([, item]) => keyed || item.get.tags[0] === 'market').map(([path]) => path)
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => TOOL_PATHS[tool.name as keyof typeof TOOL_PATHS]).sort(), offered.sort(), keyed ? 'with a key: market and account tools' : 'keyless: the market tools only')
+  t.same(
+    tools.map((tool) => TOOL_PATHS[tool.name as keyof typeof TOOL_PATHS]).sort(),
+    offered.sort(),
+    keyed ? 'with a key: market and account tools' : 'keyless: the market tools only',
+  )
   t.equal(tools.length, keyed ? 7 : 5)
   for (const tool of tools) {
     const operation = document.paths[TOOL_PATHS[tool.name as keyof typeof TOOL_PATHS]].get
-    const parameters = (operation.parameters ?? []) as { name: string; required: boolean; description: string; schema: object }[]
+    const parameters = (operation.parameters ?? []) as {
+      name: string
+      required: boolean
+      description: string
+      schema: object
+    }[]
     t.match(tool.description, operation.summary, `${tool.name} says what it is for`)
     t.match(tool.description, /\(\d+ credits\)/, `${tool.name} says what it costs`)
-    t.same(Object.keys(tool.inputSchema.properties ?? {}), parameters.map((p) => p.name), `${tool.name} takes the parameters of ${operation.operationId ?? operation.summary}`)
-    t.same(tool.inputSchema.required, parameters.filter((p) => p.required).map((p) => p.name), `${tool.name}: the required ones required`)
+    t.same(
+      Object.keys(tool.inputSchema.properties ?? {}),
+      parameters.map((p) => p.name),
+      `${tool.name} takes the parameters of ${operation.operationId ?? operation.summary}`,
+    )
+    t.same(
+      tool.inputSchema.required,
+      parameters.filter((p) => p.required).map((p) => p.name),
+      `${tool.name}: the required ones required`,
+    )
     t.equal(tool.inputSchema.additionalProperties, false)
-    for (const p of parameters) t.has(tool.inputSchema.properties![p.name], { ...p.schema, description: p.description }, `${tool.name} ${p.name}: schema and description`)
+    for (const p of parameters)
+      t.has(
+        tool.inputSchema.properties![p.name],
+        { ...p.schema, description: p.description },
+        `${tool.name} ${p.name}: schema and description`,
+      )
     t.equal(tool.outputSchema?.type, 'object', `${tool.name} has an output schema`)
   }
 }
@@ -76,12 +127,24 @@ export async function checkTools(t: Test, client: Client, document: Record<strin
  */
 export async function checkKeylessCalls(t: Test, client: Client, base: string): Promise<void> {
   const invalid = await call(client, 'get_market_valuation', { ...golf, year: 1800 })
-  t.same([invalid.isError, invalid.structured?.code, invalid.structured?.parameter], [true, 'INVALID_PARAMETER', 'year'], 'a bad argument is a tool error naming it')
+  t.same(
+    [invalid.isError, invalid.structured?.code, invalid.structured?.parameter],
+    [true, 'INVALID_PARAMETER', 'year'],
+    'a bad argument is a tool error naming it',
+  )
   t.same(JSON.parse(invalid.text), invalid.structured, 'the error object as text too')
   const unknown = await call(client, 'get_market_liquidity', { ...golf, colour: 'red' })
-  t.same([unknown.isError, unknown.structured?.code, unknown.structured?.parameter], [true, 'INVALID_PARAMETER', 'colour'], 'an unknown argument is refused as the API refuses it')
+  t.same(
+    [unknown.isError, unknown.structured?.code, unknown.structured?.parameter],
+    [true, 'INVALID_PARAMETER', 'colour'],
+    'an unknown argument is refused as the API refuses it',
+  )
   const missing = await call(client, 'get_regional_pricing', { make: 'VW', model: 'Golf' })
-  t.same([missing.structured?.code, missing.structured?.parameter], ['INVALID_PARAMETER', 'year'], 'so is a missing one')
+  t.same(
+    [missing.structured?.code, missing.structured?.parameter],
+    ['INVALID_PARAMETER', 'year'],
+    'so is a missing one',
+  )
   const thin = await call(client, 'get_regional_pricing', { ...golf, model: 'Polo' })
   t.same([thin.isError, thin.structured?.code], [true, 'INSUFFICIENT_DATA'], 'too few listings')
   for (const { tool, args, credits } of MARKET_CALLS) {
@@ -91,10 +154,18 @@ export async function checkKeylessCalls(t: Test, client: Client, base: string): 
     t.notOk(result.isError, `${tool} succeeds`)
     t.same(result.structured, direct.body.data, `${tool}: the data of the HTTP call`)
     t.same(JSON.parse(result.text), result.structured, `${tool}: the same as JSON text`)
-    t.same([result.structured?.credits_used, 'credits_remaining' in result.structured!], [credits, false], `${tool}: credits_used, no credits_remaining`)
+    t.same(
+      [result.structured?.credits_used, 'credits_remaining' in result.structured!],
+      [credits, false],
+      `${tool}: credits_used, no credits_remaining`,
+    )
   }
   const refused = await call(client, 'get_market_liquidity', golf)
-  t.same([refused.isError, refused.structured?.code], [true, 'DEMO_LIMIT_REACHED'], 'the eleventh market call of the day is refused')
+  t.same(
+    [refused.isError, refused.structured?.code],
+    [true, 'DEMO_LIMIT_REACHED'],
+    'the eleventh market call of the day is refused',
+  )
   t.match(refused.structured, { register_url: /\/register$/, message: String }, 'with register_url')
   t.equal((await http(base, '/v1/market/liquidity', golf)).status, 429, 'over HTTP too: one quota')
 }
@@ -111,20 +182,36 @@ export async function checkKeyedCalls(t: Test, client: Client, base: string, key
     const after = await balance(base, key)
     t.equal(after, before - credits, `${tool} debits ${credits} credits`)
     t.notOk(result.isError, `${tool} succeeds`)
-    t.same([result.structured?.credits_used, result.structured?.credits_remaining], [credits, after], `${tool}: its credits as the API counts them`)
+    t.same(
+      [result.structured?.credits_used, result.structured?.credits_remaining],
+      [credits, after],
+      `${tool}: its credits as the API counts them`,
+    )
     const direct = await http(base, TOOL_PATHS[tool], args, key)
-    t.same(direct.body.data, { ...result.structured, credits_remaining: after - credits }, `${tool}: the data of the HTTP call`)
+    t.same(
+      direct.body.data,
+      { ...result.structured, credits_remaining: after - credits },
+      `${tool}: the data of the HTTP call`,
+    )
   }
   const before = await balance(base, key)
   const invalid = await call(client, 'get_price_history', { ...golf, months: 25 })
-  t.same([invalid.isError, invalid.structured?.code, invalid.structured?.parameter], [true, 'INVALID_PARAMETER', 'months'], 'a bad argument is a tool error naming it')
+  t.same(
+    [invalid.isError, invalid.structured?.code, invalid.structured?.parameter],
+    [true, 'INVALID_PARAMETER', 'months'],
+    'a bad argument is a tool error naming it',
+  )
   t.equal(await balance(base, key), before, 'and is refunded')
 
   const me = await call(client, 'get_account', {})
   t.same(me.structured, (await http(base, '/v1/account/me', {}, key)).body.data, 'get_account: the account of the key')
   t.equal(me.structured?.credits_remaining, before)
   const usage = await call(client, 'get_usage', { limit: 2 })
-  t.same(usage.structured, (await http(base, '/v1/account/usage', { limit: 2 }, key)).body.data, 'get_usage: its transactions')
+  t.same(
+    usage.structured,
+    (await http(base, '/v1/account/usage', { limit: 2 }, key)).body.data,
+    'get_usage: its transactions',
+  )
   t.same(
     usage.structured?.transactions.map((e: any) => [e.type, e.endpoint, e.credits, e.status]),
     [

@@ -32,7 +32,11 @@ t.test('every match type of the contract', async (t) => {
   t.same(matched('BMW', '3 Series'), { makes: ['BMW'], models: ['Seria 3', '3GT'], match_type: 'family' })
   t.same(matched('Mercedes', 'C-Class'), { makes: ['Mercedes-Benz'], models: ['Klasa C'], match_type: 'family' })
   t.same(matched('Volkswagn', 'Golf'), { makes: ['Volkswagen'], models: ['Golf'], match_type: 'fuzzy' })
-  t.same(matched('Volkswagen', 'Octavai'.replace('Octavai', 'Gofl Plus')), { makes: ['Volkswagen'], models: ['Golf Plus'], match_type: 'fuzzy' })
+  t.same(matched('Volkswagen', 'Octavai'.replace('Octavai', 'Gofl Plus')), {
+    makes: ['Volkswagen'],
+    models: ['Golf Plus'],
+    match_type: 'fuzzy',
+  })
   t.same(matched('Zastava', 'Yugo Koral'), { makes: ['Zastava'], models: ['Yugo Koral'], match_type: 'exact' })
   // The answer echoes the request's own spelling.
   const answer = snapshot.valuation(vehicle('VW', 'golf', 2017))
@@ -62,7 +66,10 @@ t.test('a family pools its models into one key; a one-model family answers with 
 
 t.test('a name that resolves to nothing is INSUFFICIENT_DATA with close canonical names', async (t) => {
   const { snapshot } = await build(t, toCsv(market()))
-  t.throws(() => snapshot.valuation(vehicle('Volkswagenn Gmbh', 'Golf', 2017)), { code: 'INSUFFICIENT_DATA', status: 404 })
+  t.throws(() => snapshot.valuation(vehicle('Volkswagenn Gmbh', 'Golf', 2017)), {
+    code: 'INSUFFICIENT_DATA',
+    status: 404,
+  })
   t.throws(() => snapshot.valuation(vehicle('Volkswage', 'Passat', 2017)), {
     code: 'INSUFFICIENT_DATA',
     message: /No Volkswagen model/,
@@ -86,7 +93,12 @@ t.test('an operator alias table extends the curated one', async (t) => {
   const dir = t.testdir({
     'aliases.json': JSON.stringify({
       makes: [
-        { name: 'Zastava', aliases: ['Crvena Zastava'], models: [{ name: 'Yugo Koral', aliases: ['Yugo 45'] }], families: [] },
+        {
+          name: 'Zastava',
+          aliases: ['Crvena Zastava'],
+          models: [{ name: 'Yugo Koral', aliases: ['Yugo 45'] }],
+          families: [],
+        },
         { name: 'Volkswagen', aliases: ['Wolfsburg'], models: [], families: [] },
       ],
     }),
@@ -94,10 +106,18 @@ t.test('an operator alias table extends the curated one', async (t) => {
   })
   const data = [...market(), ...rows(2, () => ({ make: 'Zastava', model: 'Yugo 45' }))]
   const { snapshot } = await build(t, toCsv(data), { aliases: join(dir, 'aliases.json') })
-  t.same(snapshot.valuation(vehicle('Crvena Zastava', 'Yugo 45', 2017)).matched, { makes: ['Zastava'], models: ['Yugo Koral'], match_type: 'alias' })
+  t.same(snapshot.valuation(vehicle('Crvena Zastava', 'Yugo 45', 2017)).matched, {
+    makes: ['Zastava'],
+    models: ['Yugo Koral'],
+    match_type: 'alias',
+  })
   t.equal(snapshot.valuation(vehicle('Zastava', 'Yugo Koral', 2017)).sample_size, 13, 'Yugo 45 rows join Yugo Koral')
   t.equal(snapshot.valuation(vehicle('Wolfsburg', 'Golf', 2017)).matched.makes[0], 'Volkswagen')
-  t.equal(snapshot.valuation(vehicle('VW', 'Golf', 2017)).matched.match_type, 'alias', 'the curated aliases still apply')
+  t.equal(
+    snapshot.valuation(vehicle('VW', 'Golf', 2017)).matched.match_type,
+    'alias',
+    'the curated aliases still apply',
+  )
   await t.rejects(build(t, toCsv(market()), { aliases: join(dir, 'broken.json') }), { code: 'invalid_alias_table' })
   await t.rejects(build(t, toCsv(market()), { aliases: join(dir, 'missing.json') }), BuildError)
   writeFileSync(join(dir, 'not-json.json'), '{')

@@ -6,12 +6,21 @@ import { LmdbLedger } from '../ledger/lmdb-ledger.js'
 import { REQUEST_VALUES } from '../query/value-aliases.js'
 import { build, freshDir, rows, serve, toCsv } from './support.js'
 
-const data = [...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })), ...rows(4, () => ({ model: 'Polo' }))]
+const data = [
+  ...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })),
+  ...rows(4, () => ({ model: 'Polo' })),
+]
 
 t.test('the served OpenAPI document is valid 3.1 and every answer matches it', async (t) => {
   const { snapshots, snapshot } = await build(t, toCsv(data))
   const ledgerDir = freshDir(t)
-  const options = { snapshots, ledger: ledgerDir, rateLimit: 1000, demoQuota: 1000, publicUrl: 'https://api.example.test' }
+  const options = {
+    snapshots,
+    ledger: ledgerDir,
+    rateLimit: 1000,
+    demoQuota: 1000,
+    publicUrl: 'https://api.example.test',
+  }
   const { base, get, post } = await serve(t, options)
   const fetched = await get('/v1/openapi.json')
   t.equal(fetched.status, 200)
@@ -24,17 +33,46 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.equal(doc.openapi, '3.1.0')
   t.equal(doc.info.version, '1.0.0')
   t.same(doc.servers, [{ url: 'https://api.example.test' }])
-  t.same(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The key e-mailed after registration.' })
+  t.same(doc.components.securitySchemes.ApiKey, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'The key e-mailed after registration.',
+  })
   t.same(doc.security[0], { ApiKey: [] }, 'the key is a global requirement')
 
   const market = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional']
-  t.same(Object.keys(doc.paths).sort(), [...market.map((m) => `/v1/market/${m}`), '/v1/account/me', '/v1/account/usage', '/v1/auth/register', '/v1/auth/verify', '/v1/openapi.json', '/livez', '/readyz'].sort())
+  t.same(
+    Object.keys(doc.paths).sort(),
+    [
+      ...market.map((m) => `/v1/market/${m}`),
+      '/v1/account/me',
+      '/v1/account/usage',
+      '/v1/auth/register',
+      '/v1/auth/verify',
+      '/v1/openapi.json',
+      '/livez',
+      '/readyz',
+    ].sort(),
+  )
   const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p]))
   const valuation = params('/v1/market/valuation')
   t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'])
   t.same([valuation.year.schema.minimum, valuation.year.schema.maximum], [1900, snapshot.maxYear])
   t.same(valuation.mileage.schema, { type: 'integer', minimum: 1, maximum: 3_000_000 })
-  for (const value of ['Benzyna', 'Diesel', 'Hybryda', 'Hybryda Plug-in', 'Elektryczny', 'Benzyna+LPG', 'Benzyna+CNG', 'Wodór', 'petrol', 'phev', 'hydrogen']) {
+  for (const value of [
+    'Benzyna',
+    'Diesel',
+    'Hybryda',
+    'Hybryda Plug-in',
+    'Elektryczny',
+    'Benzyna+LPG',
+    'Benzyna+CNG',
+    'Wodór',
+    'petrol',
+    'phev',
+    'hydrogen',
+  ]) {
     t.ok(valuation.fuel_type.schema.enum.includes(value), `fuel_type lists ${value}`)
   }
   t.same(valuation.gearbox.schema.enum.slice(0, 2), ['Manualna', 'Automatyczna'], 'the canonical values first')
@@ -86,14 +124,22 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     const operation = doc.paths[path].get ?? doc.paths[path].post
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       const media = response.content?.['application/json']
-      const examples = [media?.example, ...Object.values(media?.examples ?? {}).map((e: any) => e.value)].filter((e) => e !== undefined)
+      const examples = [media?.example, ...Object.values(media?.examples ?? {}).map((e: any) => e.value)].filter(
+        (e) => e !== undefined,
+      )
       for (const example of examples) {
         const validate = ajv.getSchema(pointer(path, Number(status)))!
-        t.ok(validate(example), `the example of ${status} ${path} matches its schema: ${JSON.stringify(validate.errors)}`)
+        t.ok(
+          validate(example),
+          `the example of ${status} ${path} matches its schema: ${JSON.stringify(validate.errors)}`,
+        )
       }
     }
   }
-  t.ok(doc.paths['/v1/market/valuation'].get.responses['200'].content['application/json'].example, 'success answers have examples')
+  t.ok(
+    doc.paths['/v1/market/valuation'].get.responses['200'].content['application/json'].example,
+    'success answers have examples',
+  )
 
   const keyed = await get(`/v1/market/valuation?${q}`, { key: 'cm_nosuchkey' })
   t.equal(keyed.status, 401)
@@ -117,13 +163,20 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     t.ok(validate(answer.body), `keyed ${path} matches the document: ${JSON.stringify(validate.errors)}`)
   }
 
-  t.ok(ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc), 'the document describes itself as served')
+  t.ok(
+    ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc),
+    'the document describes itself as served',
+  )
 
   // The refusals of the limits too.
   const strict = await serve(t, { snapshots, rateLimit: 2, demoQuota: 1, publicUrl: 'https://api.example.test' })
   const limited = async (expected: string) => {
     const { status, body } = await strict.get(`/v1/market/liquidity?${q}`)
-    return { status, ok: ajv.getSchema(pointer('/v1/market/liquidity', status))!(body), code: (body.error?.code as string | undefined) ?? expected }
+    return {
+      status,
+      ok: ajv.getSchema(pointer('/v1/market/liquidity', status))!(body),
+      code: (body.error?.code as string | undefined) ?? expected,
+    }
   }
   t.same(await limited('success'), { status: 200, ok: true, code: 'success' })
   t.same(await limited(''), { status: 429, ok: true, code: 'DEMO_LIMIT_REACHED' })

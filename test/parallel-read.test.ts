@@ -30,10 +30,12 @@ t.test('duplicates across pieces keep file order: a tie goes to the later row', 
 
 t.test('records with quoted line breaks are whole wherever the pieces are cut', async (t) => {
   const extra = (i: number) => `"Tytuł ${i}, ""igła""\nlinia druga\r\nlinia trzecia"`
-  const header = 'listing_id,make,model,year,price,mileage_km,fuel_type,gearbox,imported,voivodeship,first_seen,last_seen,active,title'
+  const header =
+    'listing_id,make,model,year,price,mileage_km,fuel_type,gearbox,imported,voivodeship,first_seen,last_seen,active,title'
   const lines = Array.from(
     { length: 50_000 },
-    (_, i) => `Q${i},Skoda,Octavia,2018,${40_000 + (i % 1000)},${100_000 + i},Diesel,Manualna,false,mazowieckie,2026-08-01,2026-09-01,false,${extra(i)}`,
+    (_, i) =>
+      `Q${i},Skoda,Octavia,2018,${40_000 + (i % 1000)},${100_000 + i},Diesel,Manualna,false,mazowieckie,2026-08-01,2026-09-01,false,${extra(i)}`,
   )
   const csv = `${header}\n${lines.join('\n')}\n`
   const { report, snapshot } = await build(t, csv)

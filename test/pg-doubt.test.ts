@@ -17,7 +17,9 @@ import { privatePostgres } from './services.js'
 const golf: Call = { endpoint: 'valuation', make: 'VW', model: 'Golf', year: 2017 }
 const octavia: Call = { endpoint: 'valuation', make: 'Skoda', model: 'Octavia', year: 2018 }
 
-/** A migrated database of the test's own, a proxy to it, and a connection of the test's to it (not through the proxy). */
+/**
+ * A migrated database of the test's own, a proxy to it, and a connection of the test's to it (not through the proxy).
+ */
 async function database(t: Test) {
   const { url, admin } = await migratedDatabase(t)
   return { url, proxy: await pgProxy(t, url), admin }
@@ -31,7 +33,10 @@ function settled(debit: Promise<ChargeResult>): Promise<ChargeResult | LedgerErr
   })
 }
 
-/** Waits until a connection of the database waits for an advisory lock (the ledger asking what a batch still running did). */
+/**
+ * Waits until a connection of the database waits for an advisory lock (the ledger asking what a batch still running
+ * did).
+ */
 async function askingWaits(admin: pg.Client): Promise<void> {
   const asking = `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`
   while ((await admin.query(asking)).rowCount === 0) await sleep(10)
@@ -44,16 +49,35 @@ t.test('a batch that committed but whose answer was lost: its debits are answere
   const poor = (await ledger.createAccount('poor@example.pl', 10, 'grant', null)).account.id
   const cut = proxy.cutNextBatch('answer')
   // Asked in one turn of the event loop: one batch.
-  const debits = [ledger.charge(rich, 8, golf), ledger.charge(poor, 8, golf), ledger.charge(rich, 8, octavia), ledger.charge(poor, 8, octavia)].map(settled)
+  const debits = [
+    ledger.charge(rich, 8, golf),
+    ledger.charge(poor, 8, golf),
+    ledger.charge(rich, 8, octavia),
+    ledger.charge(poor, 8, octavia),
+  ].map(settled)
   await cut
   const [richGolf, poorGolf, richOctavia, poorOctavia] = await Promise.all(debits)
-  t.match(richGolf, { ok: true, balance: 32, entry: { type: 'charge', credits: -8, balance_after: 32, model: 'Golf' } }, 'charged, with its entry')
-  t.match(richOctavia, { ok: true, balance: 24, entry: { balance_after: 24, model: 'Octavia' } }, 'the second debit of the account, with the next entry')
+  t.match(
+    richGolf,
+    { ok: true, balance: 32, entry: { type: 'charge', credits: -8, balance_after: 32, model: 'Golf' } },
+    'charged, with its entry',
+  )
+  t.match(
+    richOctavia,
+    { ok: true, balance: 24, entry: { balance_after: 24, model: 'Octavia' } },
+    'the second debit of the account, with the next entry',
+  )
   t.match(poorGolf, { ok: true, balance: 2, entry: { balance_after: 2, model: 'Golf' } })
-  t.match(poorOctavia, { code: 'unavailable', message: /found it not charged/ }, 'refused on the server: unavailable, and not charged')
+  t.match(
+    poorOctavia,
+    { code: 'unavailable', message: /found it not charged/ },
+    'refused on the server: unavailable, and not charged',
+  )
   t.same(
     (await ledger.entries(rich, 2)).reverse(),
-    [richGolf, richOctavia].map((result) => (result === undefined || result instanceof LedgerError || !result.ok ? undefined : result.entry)),
+    [richGolf, richOctavia].map((result) =>
+      result === undefined || result instanceof LedgerError || !result.ok ? undefined : result.entry,
+    ),
     'the entries answered are the ledger’s',
   )
   await balanceAddsUp(t, ledger, rich, 24)
@@ -69,95 +93,138 @@ t.test('a batch cut before it reached the server: its debits are unavailable, an
   const cut = proxy.cutNextBatch('before')
   const debits = [ledger.charge(account.id, 8, golf), ledger.charge(account.id, 8, octavia)].map(settled)
   await cut
-  for (const debit of await Promise.all(debits)) t.match(debit, { code: 'unavailable', message: /found it not charged/ })
+  for (const debit of await Promise.all(debits))
+    t.match(debit, { code: 'unavailable', message: /found it not charged/ })
   await balanceAddsUp(t, ledger, account.id, 40)
   const next = await ledger.charge(account.id, 8, golf)
   t.same(next.ok && next.balance, 32, 'the next debit commits')
 })
 
-t.test('a batch still running on the server when its connection is cut: the answer waits for the batch to end', async (t) => {
-  const { url, proxy, admin } = await database(t)
-  const ledger = await openTestLedger(t, proxy.url)
-  const { account } = await ledger.createAccount('running@example.pl', 40, 'grant', null)
-  // The account held by another transaction (of a connection of its own: a transaction
-  // sees pg_stat_activity as it first read it): the batch waits for it on the server.
-  const holder = new pg.Client({ connectionString: url })
-  await holder.connect()
-  t.teardown(() => holder.end())
-  await holder.query('BEGIN')
-  await holder.query('SELECT 1 FROM carmarket_accounts WHERE id = $1 FOR UPDATE', [account.id])
-  const cut = proxy.cutNextBatch('sent')
-  const debit = settled(ledger.charge(account.id, 8, golf))
-  await cut
-  await askingWaits(admin)
-  // Only now may the batch go on, its connection long gone: it commits.
-  await holder.query('ROLLBACK')
-  t.match(await debit, { ok: true, balance: 32, entry: { credits: -8, balance_after: 32 } }, 'answered charged, not unavailable')
-  await balanceAddsUp(t, ledger, account.id, 32)
-})
+t.test(
+  'a batch still running on the server when its connection is cut: the answer waits for the batch to end',
+  async (t) => {
+    const { url, proxy, admin } = await database(t)
+    const ledger = await openTestLedger(t, proxy.url)
+    const { account } = await ledger.createAccount('running@example.pl', 40, 'grant', null)
+    // The account held by another transaction (of a connection of its own: a transaction
+    // sees pg_stat_activity as it first read it): the batch waits for it on the server.
+    const holder = new pg.Client({ connectionString: url })
+    await holder.connect()
+    t.teardown(() => holder.end())
+    await holder.query('BEGIN')
+    await holder.query('SELECT 1 FROM carmarket_accounts WHERE id = $1 FOR UPDATE', [account.id])
+    const cut = proxy.cutNextBatch('sent')
+    const debit = settled(ledger.charge(account.id, 8, golf))
+    await cut
+    await askingWaits(admin)
+    // Only now may the batch go on, its connection long gone: it commits.
+    await holder.query('ROLLBACK')
+    t.match(
+      await debit,
+      { ok: true, balance: 32, entry: { credits: -8, balance_after: 32 } },
+      'answered charged, not unavailable',
+    )
+    await balanceAddsUp(t, ledger, account.id, 32)
+  },
+)
 
-t.test('PostgreSQL out of reach past the bound: the debits in doubt are told so, and an event names their batch', async (t) => {
-  const { proxy, admin } = await database(t)
-  const ledger = await openTestLedger(t, proxy.url)
-  const first = (await ledger.createAccount('first@example.pl', 40, 'grant', null)).account.id
-  const second = (await ledger.createAccount('second@example.pl', 40, 'grant', null)).account.id
-  const stderr = t.capture(process.stderr, 'write')
-  const cut = proxy.cutNextBatch('answer', true)
-  const started = Date.now()
-  const debits = [ledger.charge(first, 8, golf), ledger.charge(second, 8, golf)].map(settled)
-  await cut
-  // Once the pool has seen its connections go.
-  await sleep(100)
-  const meanwhile = Date.now()
-  t.match(await settled(ledger.charge(first, 8, octavia)), { code: 'unavailable' }, 'a debit of the outage')
-  t.ok(Date.now() - meanwhile < 1_000, 'fails at once: the pool cannot connect, and the batch in doubt holds no place')
+t.test(
+  'PostgreSQL out of reach past the bound: the debits in doubt are told so, and an event names their batch',
+  async (t) => {
+    const { proxy, admin } = await database(t)
+    const ledger = await openTestLedger(t, proxy.url)
+    const first = (await ledger.createAccount('first@example.pl', 40, 'grant', null)).account.id
+    const second = (await ledger.createAccount('second@example.pl', 40, 'grant', null)).account.id
+    const stderr = t.capture(process.stderr, 'write')
+    const cut = proxy.cutNextBatch('answer', true)
+    const started = Date.now()
+    const debits = [ledger.charge(first, 8, golf), ledger.charge(second, 8, golf)].map(settled)
+    await cut
+    // Once the pool has seen its connections go.
+    await sleep(100)
+    const meanwhile = Date.now()
+    t.match(await settled(ledger.charge(first, 8, octavia)), { code: 'unavailable' }, 'a debit of the outage')
+    t.ok(
+      Date.now() - meanwhile < 1_000,
+      'fails at once: the pool cannot connect, and the batch in doubt holds no place',
+    )
 
-  for (const debit of await Promise.all(debits)) t.match(debit, { code: 'in_doubt' }, 'in doubt: neither charged nor said not to be')
-  const waited = Date.now() - started
-  t.ok(waited >= OUTCOME_WAIT_MS - 500 && waited < OUTCOME_WAIT_MS + 2_000, `answered after the bound, ${waited} ms`)
-  const events = stderr.args().map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
-  const doubt = events.find((event) => event.level === 'error' && String(event.message).startsWith('debits in doubt'))
-  t.match(doubt, { batch: /^[0-9a-f-]{36}$/, debits: 2, find: /carmarket_batch_outcome\('[0-9a-f-]{36}'\)/ }, 'the event names the batch, how many debits, and how to find them')
+    for (const debit of await Promise.all(debits))
+      t.match(debit, { code: 'in_doubt' }, 'in doubt: neither charged nor said not to be')
+    const waited = Date.now() - started
+    t.ok(waited >= OUTCOME_WAIT_MS - 500 && waited < OUTCOME_WAIT_MS + 2_000, `answered after the bound, ${waited} ms`)
+    const events = stderr.args().map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
+    const doubt = events.find((event) => event.level === 'error' && String(event.message).startsWith('debits in doubt'))
+    t.match(
+      doubt,
+      { batch: /^[0-9a-f-]{36}$/, debits: 2, find: /carmarket_batch_outcome\('[0-9a-f-]{36}'\)/ },
+      'the event names the batch, how many debits, and how to find them',
+    )
 
-  proxy.restore()
-  const found = await admin.query<{ account_id: string }>('SELECT account_id FROM carmarket_entries WHERE batch = $1 ORDER BY account_id', [doubt?.batch])
-  t.same(found.rows.map((row) => row.account_id), [first, second].sort(), 'the batch had committed: the operator finds its charges by its id')
-})
+    proxy.restore()
+    const found = await admin.query<{ account_id: string }>(
+      'SELECT account_id FROM carmarket_entries WHERE batch = $1 ORDER BY account_id',
+      [doubt?.batch],
+    )
+    t.same(
+      found.rows.map((row) => row.account_id),
+      [first, second].sort(),
+      'the batch had committed: the operator finds its charges by its id',
+    )
+  },
+)
 
-t.test('PostgreSQL killed under load and started again: every debit answered charged is in the ledger, and no other', async (t) => {
-  const server = await privatePostgres(t)
-  await migrate(server.url)
-  const ledger = await openTestLedger(t, server.url)
-  const accounts = await Promise.all(Array.from({ length: 4 }, async (_, i) => (await ledger.createAccount(`load${i}@example.pl`, 1_000_000, 'grant', null)).account.id))
-  const charged = new Set<string>()
-  let unavailable = 0
-  let waited = 0
-  let restarted = Infinity
-  let running = true
-  const loops = Array.from({ length: 20 }, async (_, loop) => {
-    while (running) {
-      const sent = Date.now()
-      const result = await settled(ledger.charge(accounts[loop % accounts.length]!, 8, golf))
-      if (sent < restarted && Date.now() > restarted) waited++
-      if (result instanceof LedgerError) {
-        t.equal(result.code, 'unavailable')
-        unavailable++
-        await sleep(20)
-      } else if (result.ok) charged.add(result.entry.id)
-    }
-  })
-  await sleep(500)
-  server.stop('immediate')
-  await sleep(1_000)
-  server.start()
-  restarted = Date.now()
-  await sleep(500)
-  running = false
-  await Promise.all(loops)
+t.test(
+  'PostgreSQL killed under load and started again: every debit answered charged is in the ledger, and no other',
+  async (t) => {
+    const server = await privatePostgres(t)
+    await migrate(server.url)
+    const ledger = await openTestLedger(t, server.url)
+    const accounts = await Promise.all(
+      Array.from(
+        { length: 4 },
+        async (_, i) => (await ledger.createAccount(`load${i}@example.pl`, 1_000_000, 'grant', null)).account.id,
+      ),
+    )
+    const charged = new Set<string>()
+    let unavailable = 0
+    let waited = 0
+    let restarted = Infinity
+    let running = true
+    const loops = Array.from({ length: 20 }, async (_, loop) => {
+      while (running) {
+        const sent = Date.now()
+        const result = await settled(ledger.charge(accounts[loop % accounts.length]!, 8, golf))
+        if (sent < restarted && Date.now() > restarted) waited++
+        if (result instanceof LedgerError) {
+          t.equal(result.code, 'unavailable')
+          unavailable++
+          await sleep(20)
+        } else if (result.ok) charged.add(result.entry.id)
+      }
+    })
+    await sleep(500)
+    server.stop('immediate')
+    await sleep(1_000)
+    server.start()
+    restarted = Date.now()
+    await sleep(500)
+    running = false
+    await Promise.all(loops)
 
-  t.comment(`${charged.size} debits charged, ${unavailable} unavailable, ${waited} sent before PostgreSQL was back and answered once it was`)
-  t.ok(unavailable > 0, 'debits failed while PostgreSQL was down')
-  const entries = (await Promise.all(accounts.map((id) => ledger.entries(id, 1_000_000)))).flat().filter((e) => e.type === 'charge')
-  t.same(entries.map((e) => e.id).sort(), [...charged].sort(), 'the charges in the ledger are exactly the debits answered charged')
-  for (const id of accounts) await balanceAddsUp(t, ledger, id, 1_000_000 - 8 * entries.filter((e) => e.id.startsWith(`${id}-`)).length)
-})
+    t.comment(
+      `${charged.size} debits charged, ${unavailable} unavailable, ${waited} sent before PostgreSQL was back and answered once it was`,
+    )
+    t.ok(unavailable > 0, 'debits failed while PostgreSQL was down')
+    const entries = (await Promise.all(accounts.map((id) => ledger.entries(id, 1_000_000))))
+      .flat()
+      .filter((e) => e.type === 'charge')
+    t.same(
+      entries.map((e) => e.id).sort(),
+      [...charged].sort(),
+      'the charges in the ledger are exactly the debits answered charged',
+    )
+    for (const id of accounts)
+      await balanceAddsUp(t, ledger, id, 1_000_000 - 8 * entries.filter((e) => e.id.startsWith(`${id}-`)).length)
+  },
+)

@@ -4,7 +4,10 @@ import { openPool } from '../ledger/pg-connection.js'
 import type { Call, ChargeResult } from '../ledger/types.js'
 import { balanceAddsUp, migratedDatabase, openTestLedger } from './ledger-engines.js'
 
-/** What the PostgreSQL engine does beyond what every engine does (test/ledger.test.ts): its failures, its recovery, its batching. */
+/**
+ * What the PostgreSQL engine does beyond what every engine does (test/ledger.test.ts): its failures, its recovery, its
+ * batching.
+ */
 
 const call: Call = { endpoint: 'valuation', make: 'Skoda', model: 'Octavia', year: 2018 }
 
@@ -39,7 +42,11 @@ t.test('a debit whose connection is cut is unavailable and not charged; the pool
     await admin.query('SELECT pg_terminate_backend($1)', [await waitingBackend(admin)])
     return debit
   })
-  t.match(cut, { code: 'unavailable', message: /found it not charged/ }, 'the server ended the connection before the debit committed, which the ledger asked')
+  t.match(
+    cut,
+    { code: 'unavailable', message: /found it not charged/ },
+    'the server ended the connection before the debit committed, which the ledger asked',
+  )
   t.ok(ledger.health.failedAt !== undefined, 'the lost connection was told of')
   t.equal(ledger.health.failingSince, undefined, 'and the asking, on a new connection, committed: writes commit')
   t.equal(ledger.health.isBroken(), false, 'never broken for good')
@@ -54,52 +61,66 @@ t.test('a debit held past the statement timeout is unavailable, and nothing of i
   const ledger = await openTestLedger(t, url)
   const { account } = await ledger.createAccount('slow@example.pl', 40, 'grant', null)
   const started = Date.now()
-  const held = await holdingAccount(admin, account.id, () => ledger.charge(account.id, 8, call).catch((error: unknown) => error))
+  const held = await holdingAccount(admin, account.id, () =>
+    ledger.charge(account.id, 8, call).catch((error: unknown) => error),
+  )
   t.match(held, { code: 'unavailable' })
   t.ok(Date.now() - started < 3_000, 'refused within the timeout, not hung')
   await balanceAddsUp(t, ledger, account.id, 40)
 })
 
-t.test('connections lost while idle (a server restart) are told of and replaced: each costs at most the call that meets it', async (t) => {
-  const { url, admin } = await migratedDatabase(t)
-  const ledger = await openTestLedger(t, url)
-  const { account, key } = await ledger.createAccount('restart@example.pl', 40, 'grant', null)
-  await Promise.all(Array.from({ length: 8 }, () => ledger.authenticate(key)))
-  const others = `FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
-  const pooled = (await admin.query<{ n: number }>(`SELECT count(*)::integer AS n ${others}`)).rows[0]!.n
-  await admin.query(`SELECT pg_terminate_backend(pid) ${others}`)
-  while ((await admin.query(`SELECT 1 ${others}`)).rowCount !== 0) await new Promise((resolve) => setTimeout(resolve, 10))
-  let failed = 0
-  for (;;) {
-    const found = await ledger.authenticate(key).catch((error: unknown) => {
-      t.match(error, { code: 'unavailable' })
-      failed++
-    })
-    if (found !== undefined) break
-  }
-  t.ok(failed <= pooled, `${failed} calls met one of the ${pooled} lost connections; then reads go on, on new connections`)
-  t.ok(ledger.health.failingSince !== undefined, 'the lost connections were told of')
-  await ledger.probe()
-  t.equal(ledger.health.failingSince, undefined, 'a probe that commits says writes commit again')
-  await balanceAddsUp(t, ledger, account.id, 40)
-})
-
-t.test('the ledger’s connections commit synchronously whatever the database’s default or the URL say; the counters’ do not', async (t) => {
-  const { url, admin } = await migratedDatabase(t)
-  await admin.query(`ALTER DATABASE ${admin.database} SET synchronous_commit = off`)
-  const given = `${url}?options=${encodeURIComponent('-c synchronous_commit=off -c lock_timeout=1234')}`
-  const setting = async (synchronousCommit: 'on' | 'off') => {
-    const pool = openPool(given, { max: 1, synchronousCommit, onIdleError: () => {} })
-    try {
-      const shown = await pool.query<{ commit: string; lock: string }>(`SELECT current_setting('synchronous_commit') AS commit, current_setting('lock_timeout') AS lock`)
-      return shown.rows[0]
-    } finally {
-      await pool.end()
+t.test(
+  'connections lost while idle (a server restart) are told of and replaced: each costs at most the call that meets it',
+  async (t) => {
+    const { url, admin } = await migratedDatabase(t)
+    const ledger = await openTestLedger(t, url)
+    const { account, key } = await ledger.createAccount('restart@example.pl', 40, 'grant', null)
+    await Promise.all(Array.from({ length: 8 }, () => ledger.authenticate(key)))
+    const others = `FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+    const pooled = (await admin.query<{ n: number }>(`SELECT count(*)::integer AS n ${others}`)).rows[0]!.n
+    await admin.query(`SELECT pg_terminate_backend(pid) ${others}`)
+    while ((await admin.query(`SELECT 1 ${others}`)).rowCount !== 0)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    let failed = 0
+    for (;;) {
+      const found = await ledger.authenticate(key).catch((error: unknown) => {
+        t.match(error, { code: 'unavailable' })
+        failed++
+      })
+      if (found !== undefined) break
     }
-  }
-  t.same(await setting('on'), { commit: 'on', lock: '1234ms' }, 'the ledger’s: on, and the URL’s other options kept')
-  t.same(await setting('off'), { commit: 'off', lock: '1234ms' }, 'the counters’: off')
-})
+    t.ok(
+      failed <= pooled,
+      `${failed} calls met one of the ${pooled} lost connections; then reads go on, on new connections`,
+    )
+    t.ok(ledger.health.failingSince !== undefined, 'the lost connections were told of')
+    await ledger.probe()
+    t.equal(ledger.health.failingSince, undefined, 'a probe that commits says writes commit again')
+    await balanceAddsUp(t, ledger, account.id, 40)
+  },
+)
+
+t.test(
+  'the ledger’s connections commit synchronously whatever the database’s default or the URL say; the counters’ do not',
+  async (t) => {
+    const { url, admin } = await migratedDatabase(t)
+    await admin.query(`ALTER DATABASE ${admin.database} SET synchronous_commit = off`)
+    const given = `${url}?options=${encodeURIComponent('-c synchronous_commit=off -c lock_timeout=1234')}`
+    const setting = async (synchronousCommit: 'on' | 'off') => {
+      const pool = openPool(given, { max: 1, synchronousCommit, onIdleError: () => {} })
+      try {
+        const shown = await pool.query<{ commit: string; lock: string }>(
+          `SELECT current_setting('synchronous_commit') AS commit, current_setting('lock_timeout') AS lock`,
+        )
+        return shown.rows[0]
+      } finally {
+        await pool.end()
+      }
+    }
+    t.same(await setting('on'), { commit: 'on', lock: '1234ms' }, 'the ledger’s: on, and the URL’s other options kept')
+    t.same(await setting('off'), { commit: 'off', lock: '1234ms' }, 'the counters’: off')
+  },
+)
 
 t.test('a ledger is backed up with pg_dump, not by carmarket', async (t) => {
   const { url } = await migratedDatabase(t)
@@ -110,7 +131,12 @@ t.test('a ledger is backed up with pg_dump, not by carmarket', async (t) => {
 t.test('concurrent debits share commits: 50 charging loops', async (t) => {
   const { url } = await migratedDatabase(t)
   const ledger = await openTestLedger(t, url)
-  const accounts = await Promise.all(Array.from({ length: 5 }, async (_, i) => (await ledger.createAccount(`loop${i}@example.pl`, 1_000_000, 'grant', null)).account.id))
+  const accounts = await Promise.all(
+    Array.from(
+      { length: 5 },
+      async (_, i) => (await ledger.createAccount(`loop${i}@example.pl`, 1_000_000, 'grant', null)).account.id,
+    ),
+  )
   const before = ledger.commits.charge
   let debits = 0
   const until = Date.now() + 1_500
@@ -125,11 +151,17 @@ t.test('concurrent debits share commits: 50 charging loops', async (t) => {
   )
   const seconds = (Date.now() - started) / 1000
   const commits = ledger.commits.charge - before
-  t.comment(`${debits} debits in ${commits} commits: ${(debits / commits).toFixed(1)} debits per commit, ${Math.round(debits / seconds)} debits/s`)
+  t.comment(
+    `${debits} debits in ${commits} commits: ${(debits / commits).toFixed(1)} debits per commit, ${Math.round(debits / seconds)} debits/s`,
+  )
   t.ok(debits / commits >= 4, 'many debits per commit, never one commit per debit')
   for (const id of accounts) {
     const account = (await ledger.account(id))!
     const entries = await ledger.entries(id, 1_000_000)
-    t.equal(entries.reduce((sum, e) => sum + e.credits, 0), account.balance, 'balance = sum of entries')
+    t.equal(
+      entries.reduce((sum, e) => sum + e.credits, 0),
+      account.balance,
+      'balance = sum of entries',
+    )
   }
 })

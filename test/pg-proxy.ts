@@ -7,7 +7,10 @@ export type CutMoment =
   | 'before'
   /** Right after passing the call on: the server runs it, and its connection ends behind it. */
   | 'sent'
-  /** When the server starts answering the call, which for a small batch it does once the call has committed; the answer never arrives. */
+  /**
+   * When the server starts answering the call, which for a small batch it does once the call has committed; the answer
+   * never arrives.
+   */
   | 'answer'
 
 export interface PgProxy {

@@ -33,18 +33,18 @@ t.test('migrating again changes nothing, and an open ledger goes on through it',
   const ledger = await openTestLedger(t, url)
   const { account } = await ledger.createAccount('kept@example.pl', 40, 'grant', null)
   t.same(await migrate(url), { from: SCHEMA_VERSION, to: SCHEMA_VERSION }, 'already current')
-  t.equal((await ledger.charge(account.id, 8, { endpoint: 'valuation', make: null, model: null, year: null })).ok, true, 'the open ledger goes on')
+  t.equal(
+    (await ledger.charge(account.id, 8, { endpoint: 'valuation', make: null, model: null, year: null })).ok,
+    true,
+    'the open ledger goes on',
+  )
   t.equal((await ledger.account(account.id))?.balance, 32)
 })
 
 t.test('two migrations at once take turns: one does the work, the other finds it done', async (t) => {
   const url = await freshDatabase(t)
   const results = await Promise.all([migrate(url), migrate(url), migrate(url)])
-  t.same(
-    results.map((r) => r.from).sort(),
-    [0, SCHEMA_VERSION, SCHEMA_VERSION],
-    'exactly one found the database empty',
-  )
+  t.same(results.map((r) => r.from).sort(), [0, SCHEMA_VERSION, SCHEMA_VERSION], 'exactly one found the database empty')
   t.ok(results.every((r) => r.to === SCHEMA_VERSION))
   const ledger = await openTestLedger(t, url)
   await ledger.probe()
@@ -63,7 +63,10 @@ t.test('a ledger of an older schema is refused until migrated', async (t) => {
   const url = await freshDatabase(t)
   await migrate(url)
   await sql(url, `UPDATE carmarket_schema SET version = 1`)
-  await t.rejects(openLedger(url), { code: 'schema', message: /schema version 1, older than this carmarket's 2: run carmarket ledger migrate/ })
+  await t.rejects(openLedger(url), {
+    code: 'schema',
+    message: /schema version 1, older than this carmarket's 2: run carmarket ledger migrate/,
+  })
   await t.rejects(openCounters(url), { code: 'schema' })
 })
 
@@ -75,17 +78,14 @@ t.test('servers of version 1 go on debiting after version 2’s migration: their
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   t.teardown(() => client.end())
-  const charged = await client.query(`SELECT o_outcome, o_balance FROM carmarket_charge_batch($1, $2, $3, $4, $5, $6, $7)`, [
-    [account.id],
-    [8],
-    [true],
-    ['valuation'],
-    [null],
-    [null],
-    [null],
-  ])
+  const charged = await client.query(
+    `SELECT o_outcome, o_balance FROM carmarket_charge_batch($1, $2, $3, $4, $5, $6, $7)`,
+    [[account.id], [8], [true], ['valuation'], [null], [null], [null]],
+  )
   t.same(charged.rows, [{ o_outcome: 'ok', o_balance: '32' }])
-  const entries = await client.query(`SELECT batch FROM carmarket_entries WHERE account_id = $1 AND type = 'charge'`, [account.id])
+  const entries = await client.query(`SELECT batch FROM carmarket_entries WHERE account_id = $1 AND type = 'charge'`, [
+    account.id,
+  ])
   t.same(entries.rows, [{ batch: null }], 'its entries carry no batch')
   t.equal((await ledger.account(account.id))?.balance, 32)
 })

@@ -65,7 +65,11 @@ t.test('two successive builds: current is a symlink to the second', async (t) =>
   await assertCurrent(t, snapshots, second.build_id, 'after the second build')
   t.strictSame(published(snapshots), [first.build_id, second.build_id], 'both snapshots are kept (default keep 3)')
   t.strictSame(second.pruned, [])
-  t.strictSame(readdirSync(snapshots).sort(), ['current', first.build_id, second.build_id].sort(), 'no staging folder, no lock, no temporary link')
+  t.strictSame(
+    readdirSync(snapshots).sort(),
+    ['current', first.build_id, second.build_id].sort(),
+    'no staging folder, no lock, no temporary link',
+  )
 })
 
 t.test('keep: 2 after four builds leaves the two newest', async (t) => {
@@ -77,7 +81,10 @@ t.test('keep: 2 after four builds leaves the two newest', async (t) => {
     const report = await runBuild({ input, snapshots, asOf: '2026-09-30', keep: 2 })
     reports.push(report)
     await assertCurrent(t, snapshots, report.build_id, `build ${i + 1}`)
-    t.ok(existsSync(join(snapshots, report.build_id, 'snapshot.mdb')), `build ${i + 1}: the folder current names is there`)
+    t.ok(
+      existsSync(join(snapshots, report.build_id, 'snapshot.mdb')),
+      `build ${i + 1}: the folder current names is there`,
+    )
     t.ok(published(snapshots).length <= 2, `build ${i + 1}: at most two snapshots`)
   }
   const ids = reports.map((r) => r.build_id)
@@ -129,7 +136,8 @@ interface Exit {
 
 function exited(child: ChildProcess): Promise<Exit> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode })
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode })
     else child.once('exit', (code, signal) => resolve({ code, signal }))
   })
 }
@@ -174,7 +182,10 @@ t.test('a build killed at any moment leaves current as it was; the next build cl
     await moment.wait(child)
     const killedWhileRunning = child.kill('SIGKILL')
     const exit = await exited(child)
-    t.ok(killedWhileRunning && exit.signal === 'SIGKILL', `${moment.name}: the build was still running and was killed (${JSON.stringify(exit)})`)
+    t.ok(
+      killedWhileRunning && exit.signal === 'SIGKILL',
+      `${moment.name}: the build was still running and was killed (${JSON.stringify(exit)})`,
+    )
     lastPid = child.pid
     await assertCurrent(t, snapshots, first.build_id, `killed ${moment.name}`)
     t.strictSame(published(snapshots), [first.build_id], `killed ${moment.name}: no other snapshot was published`)
@@ -182,14 +193,22 @@ t.test('a build killed at any moment leaves current as it was; the next build cl
 
   // The last build died holding the lock, with its staging folder half written.
   t.equal(staging(snapshots).length, 1, 'the killed build left its staging folder')
-  t.equal(readFileSync(join(snapshots, '.build.lock'), 'utf8'), String(lastPid), 'and its lock, naming the dead process')
+  t.equal(
+    readFileSync(join(snapshots, '.build.lock'), 'utf8'),
+    String(lastPid),
+    'and its lock, naming the dead process',
+  )
 
   const next = await runBuild({ input, snapshots, asOf: '2026-09-30' })
   await assertCurrent(t, snapshots, next.build_id, 'the build after the kills')
   t.strictSame(staging(snapshots), [], 'the leftover staging folder is removed')
   t.notOk(existsSync(join(snapshots, '.build.lock')), 'the stale lock is gone')
   t.strictSame(published(snapshots), [first.build_id, next.build_id].sort())
-  t.strictSame(readdirSync(snapshots).sort(), ['current', first.build_id, next.build_id].sort(), 'nothing else is left behind')
+  t.strictSame(
+    readdirSync(snapshots).sort(),
+    ['current', first.build_id, next.build_id].sort(),
+    'nothing else is left behind',
+  )
 })
 
 t.test('the build lock', async (t) => {
@@ -207,7 +226,11 @@ t.test('the build lock', async (t) => {
     t.ok(error instanceof BuildError, 'a BuildError')
     t.match(error, { code: 'build_running' })
     t.equal(readFileSync(join(snapshots, '.build.lock'), 'utf8'), String(process.pid), 'the lock is left to its holder')
-    t.strictSame(staging(snapshots), ['.building-20260930T010000Z-abcdef'], "the running build's staging folder is left alone")
+    t.strictSame(
+      staging(snapshots),
+      ['.building-20260930T010000Z-abcdef'],
+      "the running build's staging folder is left alone",
+    )
     t.notOk(existsSync(join(snapshots, 'current')), 'nothing is published')
     t.strictSame(published(snapshots), [])
   })

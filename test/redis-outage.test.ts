@@ -44,26 +44,29 @@ async function countsAgain(t: Test, counters: RedisCounters, who: string): Promi
   }
 }
 
-t.test('Redis killed and started again: calls are refused quickly, the health says so, and counting resumes by itself', async (t) => {
-  const redis = await OwnRedis.start(t, await freePort())
-  const counters = open(t, redis.port)
-  t.equal(await counters.countUpTo('rate', minute(), 'a', 100), 1)
-  t.equal(counters.health.failingSince, undefined)
+t.test(
+  'Redis killed and started again: calls are refused quickly, the health says so, and counting resumes by itself',
+  async (t) => {
+    const redis = await OwnRedis.start(t, await freePort())
+    const counters = open(t, redis.port)
+    t.equal(await counters.countUpTo('rate', minute(), 'a', 100), 1)
+    t.equal(counters.health.failingSince, undefined)
 
-  await redis.kill()
-  await refused(t, () => counters.countUpTo('rate', minute(), 'a', 100), 'a count')
-  await refused(t, () => counters.count('rate', minute(), 'a'), 'a read')
-  await refused(t, () => counters.probe(), 'a probe')
-  t.type(counters.health.failingSince, 'number', 'the health says writes are failing')
-  t.match(counters.health.reason, /^Redis: /)
-  t.notOk(counters.health.isBroken(), 'nothing for a restart of the process to mend')
+    await redis.kill()
+    await refused(t, () => counters.countUpTo('rate', minute(), 'a', 100), 'a count')
+    await refused(t, () => counters.count('rate', minute(), 'a'), 'a read')
+    await refused(t, () => counters.probe(), 'a probe')
+    t.type(counters.health.failingSince, 'number', 'the health says writes are failing')
+    t.match(counters.health.reason, /^Redis: /)
+    t.notOk(counters.health.isBroken(), 'nothing for a restart of the process to mend')
 
-  await redis.restart()
-  // The server lost its counts with its memory: counting starts afresh.
-  t.equal(await countsAgain(t, counters, 'a'), 1, 'counting resumes without a restart')
-  t.equal(counters.health.failingSince, undefined, 'the health says writes commit again')
-  await counters.probe()
-})
+    await redis.restart()
+    // The server lost its counts with its memory: counting starts afresh.
+    t.equal(await countsAgain(t, counters, 'a'), 1, 'counting resumes without a restart')
+    t.equal(counters.health.failingSince, undefined, 'the health says writes commit again')
+    await counters.probe()
+  },
+)
 
 t.test('Redis hung: calls are refused within the bound, commands do not pile up, and counting resumes', async (t) => {
   const redis = await OwnRedis.start(t, await freePort())
@@ -83,11 +86,15 @@ t.test('Redis hung: calls are refused within the bound, commands do not pile up,
     Array.from({ length: PENDING_COMMANDS + tooMany }, () =>
       counters.countUpTo('rate', minute(), 'b', 10_000).then(
         () => Infinity,
-        (error: unknown) => ((error as { code?: string }).code === 'unavailable' ? performance.now() - start : Infinity),
+        (error: unknown) =>
+          (error as { code?: string }).code === 'unavailable' ? performance.now() - start : Infinity,
       ),
     ),
   )
-  t.ok(took.every((ms) => ms <= COMMAND_TIMEOUT_MS + SLACK_MS), `all ${took.length} refused within the bound`)
+  t.ok(
+    took.every((ms) => ms <= COMMAND_TIMEOUT_MS + SLACK_MS),
+    `all ${took.length} refused within the bound`,
+  )
   t.ok(took.filter((ms) => ms < COMMAND_TIMEOUT_MS / 2).length >= tooMany, 'those past the bound at once')
 
   redis.resume()
@@ -107,48 +114,59 @@ t.test('nothing listening at start: the counters open, refuse quickly, and count
   t.equal(counters.health.failingSince, undefined)
 })
 
-t.test('a service whose Redis is down starts and answers; the counters that must not be given away refuse until Redis comes', async (t) => {
-  const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
-  const port = await freePort()
-  const counters = `redis://127.0.0.1:${port}?prefix=outage:`
-  const { get, post } = await serve(t, { snapshots, counters, rateLimit: 3, trustedProxies: ['127.0.0.1'] })
-  let clients = 0
-  /** The status of a request from client address `from` (a new one by default, which no rate limit has counted). */
-  const status = async (path: string, from = `10.0.0.${++clients}`, body?: string) => {
-    const headers = { 'x-forwarded-for': from }
-    return (body === undefined ? await get(path, { headers }) : await post(path, body, { headers })).status
-  }
-  const market = '/v1/market/valuation?make=VW&model=Golf&year=2017'
-  const register = () => status('/v1/auth/register', '10.1.0.2', JSON.stringify({ email: 'anna.nowak@example.pl' }))
+t.test(
+  'a service whose Redis is down starts and answers; the counters that must not be given away refuse until Redis comes',
+  async (t) => {
+    const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+    const port = await freePort()
+    const counters = `redis://127.0.0.1:${port}?prefix=outage:`
+    const { get, post } = await serve(t, { snapshots, counters, rateLimit: 3, trustedProxies: ['127.0.0.1'] })
+    let clients = 0
+    /** The status of a request from client address `from` (a new one by default, which no rate limit has counted). */
+    const status = async (path: string, from = `10.0.0.${++clients}`, body?: string) => {
+      const headers = { 'x-forwarded-for': from }
+      return (body === undefined ? await get(path, { headers }) : await post(path, body, { headers })).status
+    }
+    const market = '/v1/market/valuation?make=VW&model=Golf&year=2017'
+    const register = () => status('/v1/auth/register', '10.1.0.2', JSON.stringify({ email: 'anna.nowak@example.pl' }))
 
-  const livez = [await status('/livez', '10.1.0.1'), await status('/livez', '10.1.0.1'), await status('/livez', '10.1.0.1'), await status('/livez', '10.1.0.1')]
-  t.same(livez, [200, 200, 200, 429], 'the rate limit is counted in the process')
-  t.equal(await status(market), 503, 'a keyless call is refused: it cannot be counted')
-  t.equal(await register(), 503, 'a registration is refused: its throttles cannot be counted')
-  t.equal(await status('/readyz'), 503)
+    const livez = [
+      await status('/livez', '10.1.0.1'),
+      await status('/livez', '10.1.0.1'),
+      await status('/livez', '10.1.0.1'),
+      await status('/livez', '10.1.0.1'),
+    ]
+    t.same(livez, [200, 200, 200, 429], 'the rate limit is counted in the process')
+    t.equal(await status(market), 503, 'a keyless call is refused: it cannot be counted')
+    t.equal(await register(), 503, 'a registration is refused: its throttles cannot be counted')
+    t.equal(await status('/readyz'), 503)
 
-  await OwnRedis.start(t, port)
-  const deadline = Date.now() + RECOVERY_MS
-  while ((await status('/readyz')) !== 200) {
-    if (Date.now() > deadline) throw new Error('not ready after Redis came')
-    await sleep(100)
-  }
-  t.equal(await status(market), 200, 'keyless calls are answered once Redis has come')
-  t.equal(await register(), 200, 'and registrations')
+    await OwnRedis.start(t, port)
+    const deadline = Date.now() + RECOVERY_MS
+    while ((await status('/readyz')) !== 200) {
+      if (Date.now() > deadline) throw new Error('not ready after Redis came')
+      await sleep(100)
+    }
+    t.equal(await status(market), 200, 'keyless calls are answered once Redis has come')
+    t.equal(await register(), 200, 'and registrations')
 
-  // Redis hung: no request waits for it past the rate limit's bound.
-  const hung = await OwnRedis.start(t, await freePort())
-  const waiting = await serve(t, { snapshots, counters: `${hung.url}?prefix=hung:`, rateLimit: 3 })
-  await hung.hang()
-  const took: number[] = []
-  const answered: number[] = []
-  for (let i = 0; i < 4; i++) {
-    const started = Date.now()
-    const { status } = await waiting.get('/livez')
-    took.push(Date.now() - started)
-    answered.push(status)
-  }
-  t.same(answered, [200, 200, 200, 429], '/livez answers, the rate limit counted in the process')
-  t.ok(took.every((ms) => ms < RATE_COUNT_WAIT_MS + SLACK_MS), `none waited for the hung Redis past the bound (${took.join(', ')} ms)`)
-  hung.resume()
-})
+    // Redis hung: no request waits for it past the rate limit's bound.
+    const hung = await OwnRedis.start(t, await freePort())
+    const waiting = await serve(t, { snapshots, counters: `${hung.url}?prefix=hung:`, rateLimit: 3 })
+    await hung.hang()
+    const took: number[] = []
+    const answered: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const started = Date.now()
+      const { status } = await waiting.get('/livez')
+      took.push(Date.now() - started)
+      answered.push(status)
+    }
+    t.same(answered, [200, 200, 200, 429], '/livez answers, the rate limit counted in the process')
+    t.ok(
+      took.every((ms) => ms < RATE_COUNT_WAIT_MS + SLACK_MS),
+      `none waited for the hung Redis past the bound (${took.join(', ')} ms)`,
+    )
+    hung.resume()
+  },
+)

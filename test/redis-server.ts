@@ -28,7 +28,11 @@ export class OwnRedis {
 
   /** Starts the server again on the same port (after `kill`). */
   async restart(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
     this.child = child
     let log = ''
     await new Promise<void>((resolve, reject) => {

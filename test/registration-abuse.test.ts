@@ -14,7 +14,18 @@ interface Reply {
 
 async function setup(t: Test, outbox = freshDir(t), ledgerDir = freshDir(t)) {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
-  const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledgerDir, '--outbox', outbox, '--rate-limit', '0', '--trusted-proxy', '127.0.0.1'])
+  const server = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    ledgerDir,
+    '--outbox',
+    outbox,
+    '--rate-limit',
+    '0',
+    '--trusted-proxy',
+    '127.0.0.1',
+  ])
   const base = `http://127.0.0.1:${server.port}`
   let clients = 0
   /** A POST from a client address of its own (behind the trusted proxy), unless `from` names one. */
@@ -24,7 +35,11 @@ async function setup(t: Test, outbox = freshDir(t), ledgerDir = freshDir(t)) {
       body: JSON.stringify(body),
       headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
     })
-    return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as Reply['body'] }
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: (await response.body.json()) as Reply['body'],
+    }
   }
   const codeOf = (to: string) => /code is (\d{6})/.exec(outboxMail(outbox, to).at(-1)?.text ?? '')?.[1]
   const keyOf = (to: string) => /API key is (cm_[A-Za-z0-9_-]{43})/.exec(outboxMail(outbox, to).at(-1)?.text ?? '')?.[1]
@@ -84,7 +99,10 @@ t.test('answers do not tell whether an address has an account', async (t) => {
   // With 118 calls of each, the share's standard deviation is about 0.038 when the time
   // does not depend on the address: the bounds are over 5 of them from 0.5 (before, when it
   // did, the share was 0.14-0.23).
-  t.ok(share > 0.3 && share < 0.7, `register takes as long for a registered address as for a new one (P(slower) = ${share.toFixed(2)})`)
+  t.ok(
+    share > 0.3 && share < 0.7,
+    `register takes as long for a registered address as for a new one (P(slower) = ${share.toFixed(2)})`,
+  )
 })
 
 t.test('one account per mailbox: the forms of one address all meet the first account', async (t) => {
@@ -139,44 +157,67 @@ t.test('one account per mailbox: the forms of one address all meet the first acc
     ['two @', 'a@b@example.pl'],
   ] as const) {
     const reply = await post('/v1/auth/register', { email })
-    t.same([reply.status, reply.body.error?.code, reply.body.error?.parameter], [400, 'INVALID_PARAMETER', 'email'], `${label}: refused`)
+    t.same(
+      [reply.status, reply.body.error?.code, reply.body.error?.parameter],
+      [400, 'INVALID_PARAMETER', 'email'],
+      `${label}: refused`,
+    )
   }
   t.equal(accountId, (await me(first.key!)).data.account_id)
 })
 
 t.test(`at most ${ACCOUNTS_PER_CLIENT_PER_DAY} accounts a day from one client address`, async (t) => {
   const { signUp, post } = await setup(t)
-  for (let i = 0; i < ACCOUNTS_PER_CLIENT_PER_DAY; i++) t.ok((await signUp(`farm-${i}@example.pl`, '198.51.100.1')).key, `account ${i + 1}`)
+  for (let i = 0; i < ACCOUNTS_PER_CLIENT_PER_DAY; i++)
+    t.ok((await signUp(`farm-${i}@example.pl`, '198.51.100.1')).key, `account ${i + 1}`)
   const more = await post('/v1/auth/register', { email: 'farm-more@example.pl' }, '198.51.100.1')
   t.same([more.status, more.body.error?.code], [429, 'RATE_LIMIT_EXCEEDED'], 'the next is refused')
   t.ok(Number(more.headers['retry-after']) > 0)
   t.ok((await signUp('farm-more@example.pl', '198.51.100.2')).key, 'another client address may')
 })
 
-t.test('a key e-mail that cannot be written: no account without its key, nothing left behind, a retry works', async (t) => {
-  const disk = smallDisk(t, 1 << 20)
-  const outbox = join(disk.dir, 'outbox')
-  const { post, codeOf, keyOf, me, base } = await setup(t, outbox)
-  const email = 'pelny@example.pl'
-  t.equal((await post('/v1/auth/register', { email }, '203.0.113.5')).status, 200)
-  const code = codeOf(email)!
-  disk.fill()
-  const verified = await post('/v1/auth/verify', { email, code }, '203.0.113.5')
-  t.same([verified.status, verified.body.error?.code], [503, 'SERVICE_UNAVAILABLE'], 'verify says the key could not be sent')
-  t.ok(Number(verified.headers['retry-after']) > 0)
-  t.same(readdirSync(outbox).filter((name) => name.startsWith('.')), [], 'no temporary file is left in the outbox')
-  const refused = await post('/v1/auth/register', { email }, '203.0.113.5')
-  t.same([refused.status, refused.body.error?.code], [503, 'SERVICE_UNAVAILABLE'], 'a code cannot be sent either')
-  t.same(readdirSync(outbox).filter((name) => name.startsWith('.')), [])
+t.test(
+  'a key e-mail that cannot be written: no account without its key, nothing left behind, a retry works',
+  async (t) => {
+    const disk = smallDisk(t, 1 << 20)
+    const outbox = join(disk.dir, 'outbox')
+    const { post, codeOf, keyOf, me, base } = await setup(t, outbox)
+    const email = 'pelny@example.pl'
+    t.equal((await post('/v1/auth/register', { email }, '203.0.113.5')).status, 200)
+    const code = codeOf(email)!
+    disk.fill()
+    const verified = await post('/v1/auth/verify', { email, code }, '203.0.113.5')
+    t.same(
+      [verified.status, verified.body.error?.code],
+      [503, 'SERVICE_UNAVAILABLE'],
+      'verify says the key could not be sent',
+    )
+    t.ok(Number(verified.headers['retry-after']) > 0)
+    t.same(
+      readdirSync(outbox).filter((name) => name.startsWith('.')),
+      [],
+      'no temporary file is left in the outbox',
+    )
+    const refused = await post('/v1/auth/register', { email }, '203.0.113.5')
+    t.same([refused.status, refused.body.error?.code], [503, 'SERVICE_UNAVAILABLE'], 'a code cannot be sent either')
+    t.same(
+      readdirSync(outbox).filter((name) => name.startsWith('.')),
+      [],
+    )
 
-  disk.free()
-  t.equal((await post('/v1/auth/register', { email }, '203.0.113.5')).status, 200)
-  const again = codeOf(email)
-  t.ok(again, 'registering again sends a code, not "the account exists"')
-  t.equal((await post('/v1/auth/verify', { email, code: again }, '203.0.113.5')).status, 200)
-  const key = keyOf(email)!
-  t.equal((await me(key)).data.credits_remaining, 50, 'the key works, with the 50 credits once')
-  const usage = await request(`${base}/v1/account/usage`, { headers: { 'x-api-key': key } })
-  const entries = ((await usage.body.json()) as { data: { transactions: { type: string }[] } }).data.transactions
-  t.same(entries.map((e) => e.type), ['signup_bonus'], 'one signup bonus')
-})
+    disk.free()
+    t.equal((await post('/v1/auth/register', { email }, '203.0.113.5')).status, 200)
+    const again = codeOf(email)
+    t.ok(again, 'registering again sends a code, not "the account exists"')
+    t.equal((await post('/v1/auth/verify', { email, code: again }, '203.0.113.5')).status, 200)
+    const key = keyOf(email)!
+    t.equal((await me(key)).data.credits_remaining, 50, 'the key works, with the 50 credits once')
+    const usage = await request(`${base}/v1/account/usage`, { headers: { 'x-api-key': key } })
+    const entries = ((await usage.body.json()) as { data: { transactions: { type: string }[] } }).data.transactions
+    t.same(
+      entries.map((e) => e.type),
+      ['signup_bonus'],
+      'one signup bonus',
+    )
+  },
+)

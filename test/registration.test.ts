@@ -20,24 +20,38 @@ t.test('register, verify, and the key arrives by e-mail with 50 credits', async 
   t.same([asked.status, asked.body.data], [200, { email: 'anna.nowak@example.pl', code_sent: true, expires_in: 600 }])
   const code = codeOf('anna.nowak@example.pl')
   const wrong = code === '000000' ? '000001' : '000000'
-  t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code: wrong }))).body.error, { code: 'INVALID_PARAMETER', message: 'The code is wrong.', parameter: 'code' })
+  t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code: wrong }))).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'The code is wrong.',
+    parameter: 'code',
+  })
   const verified = await post('/v1/auth/verify', JSON.stringify({ email: 'ANNA.NOWAK@example.pl', code }))
   t.same([verified.status, verified.body.data], [200, { email: 'anna.nowak@example.pl', key_sent: true }])
   const keyMail = mail('anna.nowak@example.pl').at(-1)!.text
   const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(keyMail)![1]!
   // The first call, ready to paste, against the public address; and where the reference is.
   const call = `curl -H "X-API-Key: ${key}" 'http://localhost/v1/market/valuation?make=VW&model=Golf&year=2017'`
-  t.ok(keyMail.split('\n').some((line) => line.trim() === call), 'the key e-mail shows the first call with the key')
+  t.ok(
+    keyMail.split('\n').some((line) => line.trim() === call),
+    'the key e-mail shows the first call with the key',
+  )
   t.match(keyMail, /http:\/\/localhost\/docs\b/)
   t.match(keyMail, /http:\/\/localhost\/v1\/openapi\.json/)
   const account = (await get('/v1/account/me', { key })).body.data as { credits_remaining: number; email: string }
   t.same([account.email, account.credits_remaining], ['anna.nowak@example.pl', 50])
   const usage = (await get('/v1/account/usage', { key })).body.data.transactions as { type: string; credits: number }[]
-  t.same(usage.map((e) => [e.type, e.credits]), [['signup_bonus', 50]])
+  t.same(
+    usage.map((e) => [e.type, e.credits]),
+    [['signup_bonus', 50]],
+  )
   const first = await get('/v1/market/valuation?make=VW&model=Golf&year=2017', { key })
   t.equal(first.status, 200, 'the first call the e-mail shows is answered')
 
-  t.equal((await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code }))).status, 400, 'a code works once')
+  t.equal(
+    (await post('/v1/auth/verify', JSON.stringify({ email: 'anna.nowak@example.pl', code }))).status,
+    400,
+    'a code works once',
+  )
   const again = await post('/v1/auth/register', JSON.stringify({ email: 'anna.nowak@example.pl' }))
   t.same(again.body.data, asked.body.data, 'the same answer for a registered address')
   t.match(mail('anna.nowak@example.pl').at(-1)!.text, /has an account already/, 'whose owner is told, without a code')
@@ -49,20 +63,35 @@ t.test('codes expire, five wrong tries use one up, and codes are limited per add
   await post('/v1/auth/register', JSON.stringify({ email }))
   const first = codeOf(email)
   advance(10 * 60_000 + 1)
-  t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: first }))).body.error.message, /no valid code/, 'expired after 10 minutes')
+  t.match(
+    (await post('/v1/auth/verify', JSON.stringify({ email, code: first }))).body.error.message,
+    /no valid code/,
+    'expired after 10 minutes',
+  )
 
   await post('/v1/auth/register', JSON.stringify({ email }))
   const second = codeOf(email)
   const wrong = second === '111111' ? '222222' : '111111'
-  for (let i = 0; i < 4; i++) t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: wrong }))).body.error.message, /wrong/)
-  t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: wrong }))).body.error.message, /Too many wrong codes/)
-  t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: second }))).body.error.message, /no valid code/, 'the right code no longer works')
+  for (let i = 0; i < 4; i++)
+    t.match((await post('/v1/auth/verify', JSON.stringify({ email, code: wrong }))).body.error.message, /wrong/)
+  t.match(
+    (await post('/v1/auth/verify', JSON.stringify({ email, code: wrong }))).body.error.message,
+    /Too many wrong codes/,
+  )
+  t.match(
+    (await post('/v1/auth/verify', JSON.stringify({ email, code: second }))).body.error.message,
+    /no valid code/,
+    'the right code no longer works',
+  )
 
   t.equal((await post('/v1/auth/register', JSON.stringify({ email }))).status, 200, 'the third code this hour')
   const refused = await post('/v1/auth/register', JSON.stringify({ email }))
   // Counted in fixed hours: retry when this one ends.
   const hourEnds = (Math.floor(now() / 3_600_000) + 1) * 3_600_000
-  t.same([refused.status, refused.body.error.code, refused.headers['retry-after']], [429, 'RATE_LIMIT_EXCEEDED', String(Math.ceil((hourEnds - now()) / 1000))])
+  t.same(
+    [refused.status, refused.body.error.code, refused.headers['retry-after']],
+    [429, 'RATE_LIMIT_EXCEEDED', String(Math.ceil((hourEnds - now()) / 1000))],
+  )
   advance(3_600_000)
   t.equal((await post('/v1/auth/register', JSON.stringify({ email }))).status, 200, 'a new hour')
 })
@@ -70,11 +99,18 @@ t.test('codes expire, five wrong tries use one up, and codes are limited per add
 t.test('bodies are checked: type, size, JSON, fields', async (t) => {
   const { get, post } = await setup(t)
   t.same((await post('/v1/auth/register', 'email=a@b.pl', 'application/x-www-form-urlencoded')).status, 415)
-  t.same((await post('/v1/auth/register', '{"email":')).body.error, { code: 'INVALID_PARAMETER', message: 'The body is not valid JSON.', parameter: 'body' })
+  t.same((await post('/v1/auth/register', '{"email":')).body.error, {
+    code: 'INVALID_PARAMETER',
+    message: 'The body is not valid JSON.',
+    parameter: 'body',
+  })
   t.same((await post('/v1/auth/register', '[]')).body.error.parameter, 'body')
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'x'.repeat(5000) }))).status, 413)
   t.same((await post('/v1/auth/register', JSON.stringify({ email: 'not-an-address' }))).body.error.parameter, 'email')
-  t.same((await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', code: '12345' }))).body.error.parameter, 'code')
+  t.same(
+    (await post('/v1/auth/verify', JSON.stringify({ email: 'a@example.pl', code: '12345' }))).body.error.parameter,
+    'code',
+  )
   // A field missing is required, not malformed; a field the route does not take is named.
   t.same((await post('/v1/auth/register', '{}')).body.error, {
     code: 'INVALID_PARAMETER',

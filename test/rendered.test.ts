@@ -43,10 +43,24 @@ t.test('a price history: one variant per number of months, each the latest point
   const stored = new StoredAnswer()
   t.ok(stored.reset(renderAnswer('price-history', { first_month: '2024-10', avg_price, sample_size })))
   for (const months of [1, 2, 6, 24]) {
-    const trend = JSON.parse(`[${stored.text(stored.find(months))}]`) as { month: string; avg_price: number; sample_size: number }[]
-    const expected = sample_size.map((n, m) => ({ m, n })).slice(24 - months).filter(({ n }) => n > 0)
-    t.same(trend.map((p) => p.sample_size), expected.map((e) => e.n), `${months} months`)
-    t.equal(stored.sampleSize(stored.find(months)), expected.reduce((a, e) => a + e.n, 0))
+    const trend = JSON.parse(`[${stored.text(stored.find(months))}]`) as {
+      month: string
+      avg_price: number
+      sample_size: number
+    }[]
+    const expected = sample_size
+      .map((n, m) => ({ m, n }))
+      .slice(24 - months)
+      .filter(({ n }) => n > 0)
+    t.same(
+      trend.map((p) => p.sample_size),
+      expected.map((e) => e.n),
+      `${months} months`,
+    )
+    t.equal(
+      stored.sampleSize(stored.find(months)),
+      expected.reduce((a, e) => a + e.n, 0),
+    )
     t.equal(stored.items(stored.find(months)), expected.length)
   }
   t.equal(stored.text(stored.find(4)), stored.text(stored.find(3)), 'a month without listings adds no point')
@@ -67,7 +81,10 @@ t.test('a valuation: the unfiltered figures and each filter, below MIN_LISTINGS 
       }),
     ),
   )
-  t.same(JSON.parse(`{${stored.text(stored.find(filterSelector(UNKNOWN, UNKNOWN)))}}`), { valuation: { average: 10, median: 9, p25: 8, p75: 11 }, sample_size: 30 })
+  t.same(JSON.parse(`{${stored.text(stored.find(filterSelector(UNKNOWN, UNKNOWN)))}}`), {
+    valuation: { average: 10, median: 9, p25: 8, p75: 11 },
+    sample_size: 30,
+  })
   t.equal(stored.sampleSize(stored.find(filterSelector(1, UNKNOWN))), 25)
   const thin = stored.find(filterSelector(1, 0))
   t.equal(stored.items(thin), 0)

@@ -21,7 +21,10 @@ t.test('every answer carries X-Request-Id, echoed when sane, and one log line wi
     return { status: answer.status, id: answer.headers['x-request-id'] as string }
   }
 
-  const keyed = await call('/v1/market/valuation?make=Volkswagen&model=Golf&year=2017', { 'x-api-key': key, 'x-request-id': 'trace-42.a:b' })
+  const keyed = await call('/v1/market/valuation?make=Volkswagen&model=Golf&year=2017', {
+    'x-api-key': key,
+    'x-request-id': 'trace-42.a:b',
+  })
   t.equal(keyed.status, 200)
   t.equal(keyed.id, 'trace-42.a:b', 'a sane id is echoed')
   const keyless = await call('/v1/market/valuation?make=Volkswagen&model=Golf&year=2017')
@@ -35,9 +38,22 @@ t.test('every answer carries X-Request-Id, echoed when sane, and one log line wi
   t.equal(bad.status, 400)
 
   log.flush()
-  const lines = written.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+  const lines = written
+    .join('')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
   t.equal(lines.length, 5, 'one line per request')
-  t.match(lines[0], { level: 'info', message: 'request', request_id: 'trace-42.a:b', method: 'GET', route: '/v1/market/valuation', status: 200, account_id: account.id, ip: '127.0.0.1' })
+  t.match(lines[0], {
+    level: 'info',
+    message: 'request',
+    request_id: 'trace-42.a:b',
+    method: 'GET',
+    route: '/v1/market/valuation',
+    status: 200,
+    account_id: account.id,
+    ip: '127.0.0.1',
+  })
   t.ok(typeof lines[0]!.duration_ms === 'number' && (lines[0]!.duration_ms as number) >= 0, 'with its duration in ms')
   t.ok(!Number.isNaN(Date.parse(lines[0]!.time as string)), 'and its time')
   t.match(lines[1], { request_id: keyless.id, account_id: null, status: 200 })
@@ -49,8 +65,20 @@ t.test('every answer carries X-Request-Id, echoed when sane, and one log line wi
 
 t.test('lines are written in batches, and all of them when the server stops', async (t) => {
   const writes: string[] = []
-  const log = new RequestLog((text) => writes.push(text), () => Date.UTC(2026, 10, 22))
-  for (let i = 0; i < 300; i++) log.record({ request_id: `r${i}`, method: 'GET', route: '/livez', status: 200, duration_ms: 0.1, account_id: null, ip: '::1' })
+  const log = new RequestLog(
+    (text) => writes.push(text),
+    () => Date.UTC(2026, 10, 22),
+  )
+  for (let i = 0; i < 300; i++)
+    log.record({
+      request_id: `r${i}`,
+      method: 'GET',
+      route: '/livez',
+      status: 200,
+      duration_ms: 0.1,
+      account_id: null,
+      ip: '::1',
+    })
   t.equal(writes.length, 1, '256 lines make one write')
   t.equal(writes[0]!.split('\n').length - 1, 256)
   log.flush()
@@ -69,7 +97,9 @@ t.test('carmarket serve logs to stdout unless told not to', async (t) => {
   served.child.kill('SIGTERM')
   await new Promise((resolve) => served.child.once('exit', resolve))
   t.match(served.stdout(), /"request_id":"from-cli".*"route":"\/livez","status":200/)
-  const quiet = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--no-request-log'], { stdout: true })
+  const quiet = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--no-request-log'], {
+    stdout: true,
+  })
   await (await request(`http://127.0.0.1:${quiet.port}/livez`)).body.text()
   quiet.child.kill('SIGTERM')
   await new Promise((resolve) => quiet.child.once('exit', resolve))

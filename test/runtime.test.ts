@@ -13,7 +13,11 @@ const golf = rows(24, (i) => ({
   last_seen: '2026-09-20',
   active: i % 4 === 0 ? 'true' : 'false',
 }))
-const data: Row[] = [...golf, ...rows(12, (i) => ({ model: 'Passat', price: 60_000 + i })), ...rows(9, () => ({ model: 'Polo' }))]
+const data: Row[] = [
+  ...golf,
+  ...rows(12, (i) => ({ model: 'Passat', price: 60_000 + i })),
+  ...rows(9, () => ({ model: 'Polo' })),
+]
 const prices = (list: readonly Row[]) => list.map((r) => Number(r.price))
 
 /** Keyless calls enough for every test here, and the address register_url is made from. */
@@ -133,36 +137,39 @@ t.test('bad requests are 400 INVALID_PARAMETER naming the parameter', async (t) 
   }
 })
 
-t.test('unknown names and thin data are 404 INSUFFICIENT_DATA; other paths 404 NOT_FOUND; other methods 405', async (t) => {
-  const { snapshots } = await build(t, toCsv(data))
-  const { get, head, post } = await serve(t, { ...OPTIONS, snapshots })
-  const unknown = await get('/v1/market/valuation?make=Volkswagn&model=Go&year=2017')
-  t.equal(unknown.status, 404)
-  t.equal(unknown.body.error?.code, 'INSUFFICIENT_DATA')
-  t.same(unknown.body.error?.suggestions, ['Golf', 'Golf Family'], 'close canonical names and families are offered')
-  const thin = await get('/v1/market/valuation?make=VW&model=Polo&year=2017')
-  t.equal(thin.status, 404)
-  t.equal(thin.body.error?.sample_size, 9)
-  const nothing = await get('/v2/market/valuation')
-  t.equal(nothing.status, 404)
-  t.equal(nothing.body.error?.code, 'NOT_FOUND')
-  const posted = await post('/v1/market/valuation?make=VW&model=Golf&year=2017')
-  t.equal(posted.status, 405)
-  t.equal(posted.headers.allow, 'GET, HEAD')
-  t.equal(posted.body.error?.code, 'METHOD_NOT_ALLOWED')
-  const long = await get(`/v1/market/valuation?make=${'a'.repeat(3000)}`)
-  t.equal(long.status, 414)
-  t.equal(long.body.error?.code, 'URI_TOO_LONG')
-  const headed = await head('/v1/market/regional?make=VW&model=Golf&year=2017')
-  const getAnswer = await get('/v1/market/regional?make=VW&model=Golf&year=2017')
-  t.equal(headed.status, 200)
-  t.equal(headed.text, '', 'HEAD has no body')
-  t.equal(headed.headers['content-length'], String(Buffer.byteLength(getAnswer.text)))
-  t.same((await get('/livez')).body, { status: 'success', data: { alive: true } })
-  const ready = await get('/readyz')
-  t.equal(ready.status, 200)
-  t.equal(ready.body.data?.ready, true)
-})
+t.test(
+  'unknown names and thin data are 404 INSUFFICIENT_DATA; other paths 404 NOT_FOUND; other methods 405',
+  async (t) => {
+    const { snapshots } = await build(t, toCsv(data))
+    const { get, head, post } = await serve(t, { ...OPTIONS, snapshots })
+    const unknown = await get('/v1/market/valuation?make=Volkswagn&model=Go&year=2017')
+    t.equal(unknown.status, 404)
+    t.equal(unknown.body.error?.code, 'INSUFFICIENT_DATA')
+    t.same(unknown.body.error?.suggestions, ['Golf', 'Golf Family'], 'close canonical names and families are offered')
+    const thin = await get('/v1/market/valuation?make=VW&model=Polo&year=2017')
+    t.equal(thin.status, 404)
+    t.equal(thin.body.error?.sample_size, 9)
+    const nothing = await get('/v2/market/valuation')
+    t.equal(nothing.status, 404)
+    t.equal(nothing.body.error?.code, 'NOT_FOUND')
+    const posted = await post('/v1/market/valuation?make=VW&model=Golf&year=2017')
+    t.equal(posted.status, 405)
+    t.equal(posted.headers.allow, 'GET, HEAD')
+    t.equal(posted.body.error?.code, 'METHOD_NOT_ALLOWED')
+    const long = await get(`/v1/market/valuation?make=${'a'.repeat(3000)}`)
+    t.equal(long.status, 414)
+    t.equal(long.body.error?.code, 'URI_TOO_LONG')
+    const headed = await head('/v1/market/regional?make=VW&model=Golf&year=2017')
+    const getAnswer = await get('/v1/market/regional?make=VW&model=Golf&year=2017')
+    t.equal(headed.status, 200)
+    t.equal(headed.text, '', 'HEAD has no body')
+    t.equal(headed.headers['content-length'], String(Buffer.byteLength(getAnswer.text)))
+    t.same((await get('/livez')).body, { status: 'success', data: { alive: true } })
+    const ready = await get('/readyz')
+    t.equal(ready.status, 200)
+    t.equal(ready.body.data?.ready, true)
+  },
+)
 
 t.test('a port in use fails the start and leaves nothing open', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
@@ -230,10 +237,18 @@ t.test('X-Forwarded-For is believed only from a trusted proxy', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
   const direct = await serve(t, { ...OPTIONS, snapshots, rateLimit: 1 })
   t.equal((await direct.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 200)
-  t.equal((await direct.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2' } })).status, 429, 'an untrusted header does not change the address')
+  t.equal(
+    (await direct.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2' } })).status,
+    429,
+    'an untrusted header does not change the address',
+  )
   const proxied = await serve(t, { ...OPTIONS, snapshots, rateLimit: 1, trustedProxies: ['127.0.0.1'] })
   t.equal((await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 200)
-  t.equal((await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2, 127.0.0.1' } })).status, 200, 'another client behind the proxy')
+  t.equal(
+    (await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2, 127.0.0.1' } })).status,
+    200,
+    'another client behind the proxy',
+  )
   t.equal((await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 429)
 })
 

@@ -44,7 +44,8 @@ export function freshRedisPrefix(t: Test): string {
     const client = createClient({ url: REDIS })
     await client.connect()
     try {
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length > 0) await client.del(keys)
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 }))
+        if (keys.length > 0) await client.del(keys)
     } finally {
       client.destroy()
     }
@@ -58,15 +59,28 @@ export function freshRedisPrefix(t: Test): string {
  * be. Superuser `root`, trust authentication, database `postgres`. Stopped and removed
  * when the test ends.
  */
-export async function privatePostgres(t: Test): Promise<{ readonly url: string; readonly stop: (mode: 'fast' | 'immediate') => void; readonly start: () => void }> {
+export async function privatePostgres(
+  t: Test,
+): Promise<{ readonly url: string; readonly stop: (mode: 'fast' | 'immediate') => void; readonly start: () => void }> {
   const versions = readdirSync(PG_ROOT).sort((a, b) => Number(a) - Number(b))
   const bin = join(PG_ROOT, versions.at(-1)!, 'bin')
   const dir = mkdtempSync(join(tmpdir(), 'carmarket-pg-'))
   chownSync(dir, postgresUid(), postgresGid())
   const port = await freePort()
-  const asPostgres = (command: string, args: readonly string[]) => execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { stdio: 'pipe' })
+  const asPostgres = (command: string, args: readonly string[]) =>
+    execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { stdio: 'pipe' })
   asPostgres('initdb', ['-D', dir, '-U', 'root', '-A', 'trust', '--no-sync'])
-  const start = () => asPostgres('pg_ctl', ['-D', dir, '-w', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, 'start'])
+  const start = () =>
+    asPostgres('pg_ctl', [
+      '-D',
+      dir,
+      '-w',
+      '-l',
+      join(dir, 'log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+      'start',
+    ])
   const stop = (mode: 'fast' | 'immediate') => asPostgres('pg_ctl', ['-D', dir, '-w', '-m', mode, 'stop'])
   start()
   t.teardown(() => {

@@ -1,6 +1,19 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { chmodSync, closeSync, createReadStream, existsSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, statSync, writeSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  createReadStream,
+  existsSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import { join, resolve, sep } from 'node:path'
 import t, { type Test } from 'tap'
@@ -88,7 +101,13 @@ function entries(snapshots: string): string[] {
 }
 
 /** The pull failed with `code` and left `snapshots` as it was. */
-async function refused(t: Test, pull: Promise<PullReport>, code: BuildErrorCode, snapshots: string, before: readonly string[]): Promise<void> {
+async function refused(
+  t: Test,
+  pull: Promise<PullReport>,
+  code: BuildErrorCode,
+  snapshots: string,
+  before: readonly string[],
+): Promise<void> {
   const error = await failure(pull)
   t.ok(error instanceof BuildError, 'a BuildError')
   t.match(error, { code })
@@ -102,42 +121,67 @@ function cutShort(res: ServerResponse, file: string, n: number): void {
   res.write(readFileSync(file).subarray(0, n), () => res.destroy())
 }
 
-t.test('a pull publishes a verified copy of the current build and makes it current; the same build again is a no-op', async (t) => {
-  const from = await origin(t)
-  const snapshots = join(freshDir(t), 'snapshots')
-  let progressed = 0
-  const report = await pullSnapshot({ from: from.base, snapshots, onProgress: (done) => (progressed = done) })
-  const size = statSync(join(from.dir, SNAPSHOT_FILE)).size
-  t.match(report, { build_id: from.id, snapshot: join(snapshots, from.id), source: from.base, result: 'published', bytes: size })
-  t.strictSame(report.pruned, [])
-  t.equal(progressed, size, 'progress reaches every byte')
-  t.strictSame(from.requests, ['/current/manifest.json', `/${from.id}/${SNAPSHOT_FILE}`], 'the manifest through current, the data file by its build id')
+t.test(
+  'a pull publishes a verified copy of the current build and makes it current; the same build again is a no-op',
+  async (t) => {
+    const from = await origin(t)
+    const snapshots = join(freshDir(t), 'snapshots')
+    let progressed = 0
+    const report = await pullSnapshot({ from: from.base, snapshots, onProgress: (done) => (progressed = done) })
+    const size = statSync(join(from.dir, SNAPSHOT_FILE)).size
+    t.match(report, {
+      build_id: from.id,
+      snapshot: join(snapshots, from.id),
+      source: from.base,
+      result: 'published',
+      bytes: size,
+    })
+    t.strictSame(report.pruned, [])
+    t.equal(progressed, size, 'progress reaches every byte')
+    t.strictSame(
+      from.requests,
+      ['/current/manifest.json', `/${from.id}/${SNAPSHOT_FILE}`],
+      'the manifest through current, the data file by its build id',
+    )
 
-  const dir = join(snapshots, from.id)
-  for (const file of [SNAPSHOT_FILE, MANIFEST_FILE]) {
-    t.ok(readFileSync(join(dir, file)).equals(readFileSync(join(from.dir, file))), `${file} is byte-identical to the origin's`)
-    t.equal(statSync(join(dir, file)).mode & 0o777, 0o444, `${file} is 0444`)
-  }
-  t.ok(lstatSync(join(snapshots, CURRENT_LINK)).isSymbolicLink())
-  t.equal(readlinkSync(join(snapshots, CURRENT_LINK)), from.id, 'current names the pulled build')
-  const snapshot = Snapshot.open(snapshots)
-  t.teardown(() => snapshot.close())
-  t.equal(snapshot.manifest.build_id, from.id)
-  t.equal(snapshot.manifest.as_of, '2026-10-31')
-  t.strictSame(entries(snapshots), [from.id, CURRENT_LINK].sort(), 'no staging folder or lock left')
+    const dir = join(snapshots, from.id)
+    for (const file of [SNAPSHOT_FILE, MANIFEST_FILE]) {
+      t.ok(
+        readFileSync(join(dir, file)).equals(readFileSync(join(from.dir, file))),
+        `${file} is byte-identical to the origin's`,
+      )
+      t.equal(statSync(join(dir, file)).mode & 0o777, 0o444, `${file} is 0444`)
+    }
+    t.ok(lstatSync(join(snapshots, CURRENT_LINK)).isSymbolicLink())
+    t.equal(readlinkSync(join(snapshots, CURRENT_LINK)), from.id, 'current names the pulled build')
+    const snapshot = Snapshot.open(snapshots)
+    t.teardown(() => snapshot.close())
+    t.equal(snapshot.manifest.build_id, from.id)
+    t.equal(snapshot.manifest.as_of, '2026-10-31')
+    t.strictSame(entries(snapshots), [from.id, CURRENT_LINK].sort(), 'no staging folder or lock left')
 
-  const again = await pullSnapshot({ from: from.base, snapshots })
-  t.match(again, { build_id: from.id, result: 'unchanged', bytes: 0 })
-  t.equal(from.requests.length, 3, 'only the manifest is asked for')
-  t.strictSame(entries(snapshots), [from.id, CURRENT_LINK].sort())
-})
+    const again = await pullSnapshot({ from: from.base, snapshots })
+    t.match(again, { build_id: from.id, result: 'unchanged', bytes: 0 })
+    t.equal(from.requests.length, 3, 'only the manifest is asked for')
+    t.strictSame(entries(snapshots), [from.id, CURRENT_LINK].sort())
+  },
+)
 
 t.test('redirects are followed, for the data file too', async (t) => {
-  const from = await origin(t, (path, res) => path.startsWith('/moved/') && (res.writeHead(301, { location: path.slice('/moved'.length) }).end(), true))
+  const from = await origin(
+    t,
+    (path, res) =>
+      path.startsWith('/moved/') && (res.writeHead(301, { location: path.slice('/moved'.length) }).end(), true),
+  )
   const snapshots = join(freshDir(t), 'snapshots')
   const report = await pullSnapshot({ from: `${from.base}moved/`, snapshots })
   t.equal(report.result, 'published')
-  t.strictSame(from.requests, ['/moved/current/manifest.json', '/current/manifest.json', `/moved/${from.id}/${SNAPSHOT_FILE}`, `/${from.id}/${SNAPSHOT_FILE}`])
+  t.strictSame(from.requests, [
+    '/moved/current/manifest.json',
+    '/current/manifest.json',
+    `/moved/${from.id}/${SNAPSHOT_FILE}`,
+    `/${from.id}/${SNAPSHOT_FILE}`,
+  ])
 })
 
 t.test('a build already in the folder is not made current again', async (t) => {
@@ -148,7 +192,11 @@ t.test('a build already in the folder is not made current again', async (t) => {
   pointCurrent(local.snapshots, local.id)
   const report = await pullSnapshot({ from: from.base, snapshots: local.snapshots })
   t.equal(report.result, 'unchanged')
-  t.equal(readlinkSync(join(local.snapshots, CURRENT_LINK)), local.id, 'current still names the build the operator chose')
+  t.equal(
+    readlinkSync(join(local.snapshots, CURRENT_LINK)),
+    local.id,
+    'current still names the build the operator chose',
+  )
 })
 
 t.test('--keep prunes as a build does', async (t) => {
@@ -172,7 +220,13 @@ t.test('a file changed on the origin (one byte flipped, its manifest as it was) 
   closeSync(fd)
   const local = await localWithBuild(t)
   const before = entries(local.snapshots)
-  await refused(t, pullSnapshot({ from: from.base, snapshots: local.snapshots }), 'digest_mismatch', local.snapshots, before)
+  await refused(
+    t,
+    pullSnapshot({ from: from.base, snapshots: local.snapshots }),
+    'digest_mismatch',
+    local.snapshots,
+    before,
+  )
   t.equal(readlinkSync(join(local.snapshots, CURRENT_LINK)), local.id, 'current still names the local build')
 })
 
@@ -198,7 +252,8 @@ t.test('a download cut short, too long, refused (404, 500) or stalled publishes 
     },
     {
       name: 'the body runs on past its size',
-      answer: (path, res) => path === dataPath && (res.end(Buffer.concat([readFileSync(data), Buffer.alloc(10)])), true),
+      answer: (path, res) =>
+        path === dataPath && (res.end(Buffer.concat([readFileSync(data), Buffer.alloc(10)])), true),
       code: 'download_too_long',
     },
     {
@@ -213,12 +268,15 @@ t.test('a download cut short, too long, refused (404, 500) or stalled publishes 
     },
     {
       name: 'redirects without end',
-      answer: (path, res) => path === '/current/manifest.json' && (res.writeHead(302, { location: `/current/manifest.json?hop=${from.requests.length}` }).end(), true),
+      answer: (path, res) =>
+        path === '/current/manifest.json' &&
+        (res.writeHead(302, { location: `/current/manifest.json?hop=${from.requests.length}` }).end(), true),
       code: 'http_status',
     },
     {
       name: 'the data file stalls',
-      answer: (path, res) => path === dataPath && (res.writeHead(200, { 'content-length': size }), res.write(Buffer.alloc(100)), true),
+      answer: (path, res) =>
+        path === dataPath && (res.writeHead(200, { 'content-length': size }), res.write(Buffer.alloc(100)), true),
       code: 'download_failed',
     },
     {
@@ -243,7 +301,10 @@ t.test('a manifest that is not one is refused before anything is written', async
   const cases: Record<string, [string, BuildErrorCode]> = {
     'not JSON': ['<html>', 'invalid_manifest'],
     'without digests': [JSON.stringify({ ...valid, files: undefined }), 'invalid_manifest'],
-    'a file name with a slash': [JSON.stringify({ ...valid, files: { '../x': { bytes: 1, sha256: '0'.repeat(64) } } }), 'invalid_manifest'],
+    'a file name with a slash': [
+      JSON.stringify({ ...valid, files: { '../x': { bytes: 1, sha256: '0'.repeat(64) } } }),
+      'invalid_manifest',
+    ],
     'a build id that is not one': [JSON.stringify({ ...valid, build_id: '../../etc' }), 'invalid_manifest'],
     'past the size bound': [' '.repeat(MAX_MANIFEST_BYTES + 1), 'download_too_long'],
   }
@@ -254,7 +315,11 @@ t.test('a manifest that is not one is refused before anything is written', async
     t.match(error, { code }, name)
     t.notOk(existsSync(snapshots), `${name}: the snapshots folder is not even made`)
   }
-  t.strictSame(from.requests.filter((p) => p !== '/current/manifest.json'), [], 'no data file was asked for')
+  t.strictSame(
+    from.requests.filter((p) => p !== '/current/manifest.json'),
+    [],
+    'no data file was asked for',
+  )
 })
 
 t.test('a full disk publishes nothing: refused at once without room, and when it fills midway', async (t) => {
@@ -269,7 +334,11 @@ t.test('a full disk publishes nothing: refused at once without room, and when it
 
   disk.fill(size >> 2)
   await refused(t, pullSnapshot({ from: from.base, snapshots }), 'no_room', snapshots, [])
-  t.strictSame(from.requests.filter((p) => p !== '/current/manifest.json'), [], 'nothing downloaded')
+  t.strictSame(
+    from.requests.filter((p) => p !== '/current/manifest.json'),
+    [],
+    'nothing downloaded',
+  )
 
   disk.free()
   fillOnDownload = true
@@ -277,7 +346,11 @@ t.test('a full disk publishes nothing: refused at once without room, and when it
 
   disk.free()
   fillOnDownload = false
-  t.equal((await pullSnapshot({ from: from.base, snapshots })).result, 'published', 'with room again, the pull succeeds')
+  t.equal(
+    (await pullSnapshot({ from: from.base, snapshots })).result,
+    'published',
+    'with room again, the pull succeeds',
+  )
 })
 
 /**
@@ -299,33 +372,60 @@ const server = createServer((socket) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port))
 `
 
-t.test('an origin that closes the connection after each response: a snapshot of megabytes, pulled again and again', async (t) => {
-  const dir = freshDir(t)
-  const generated = await carmarket(['generate', '--out', join(dir, 'export.csv.gz'), '--listings', '2000', '--as-of', '2026-09-30'])
-  t.equal(generated.code, 0, generated.stderr)
-  const built = await build(t, readFileSync(join(dir, 'export.csv.gz')), { asOf: '2026-09-30' }, 'export.csv.gz')
-  const size = statSync(join(built.report.snapshot, SNAPSHOT_FILE)).size
-  t.ok(size > 1 << 20, `${size} bytes`)
-  const server = spawn(process.execPath, ['-e', HTTP10_SERVER, built.snapshots], { stdio: ['ignore', 'pipe', 'inherit'] })
-  t.teardown(() => void server.kill())
-  const [port] = (await once(server.stdout, 'data')) as [Buffer]
-  // What a closed connection can break depends on timing (a body held back just as the
-  // server closes), so the whole file is downloaded again and again, each into a fresh folder.
-  for (let i = 0; i < 20; i++) {
-    const report = await pullSnapshot({ from: `http://127.0.0.1:${Number(port)}/`, snapshots: join(dir, `pulled-${i}`) })
-    t.equal(report.result, 'published', `pull ${i + 1}`)
-  }
-})
+t.test(
+  'an origin that closes the connection after each response: a snapshot of megabytes, pulled again and again',
+  async (t) => {
+    const dir = freshDir(t)
+    const generated = await carmarket([
+      'generate',
+      '--out',
+      join(dir, 'export.csv.gz'),
+      '--listings',
+      '2000',
+      '--as-of',
+      '2026-09-30',
+    ])
+    t.equal(generated.code, 0, generated.stderr)
+    const built = await build(t, readFileSync(join(dir, 'export.csv.gz')), { asOf: '2026-09-30' }, 'export.csv.gz')
+    const size = statSync(join(built.report.snapshot, SNAPSHOT_FILE)).size
+    t.ok(size > 1 << 20, `${size} bytes`)
+    const server = spawn(process.execPath, ['-e', HTTP10_SERVER, built.snapshots], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    t.teardown(() => void server.kill())
+    const [port] = (await once(server.stdout, 'data')) as [Buffer]
+    // What a closed connection can break depends on timing (a body held back just as the
+    // server closes), so the whole file is downloaded again and again, each into a fresh folder.
+    for (let i = 0; i < 20; i++) {
+      const report = await pullSnapshot({
+        from: `http://127.0.0.1:${Number(port)}/`,
+        snapshots: join(dir, `pulled-${i}`),
+      })
+      t.equal(report.result, 'published', `pull ${i + 1}`)
+    }
+  },
+)
 
 t.test('a running server keeps serving while the origin is down, and swaps the pulled snapshot in', async (t) => {
   const from = await origin(t)
   const local = await localWithBuild(t)
   const server = await spawnServe(t, ['--snapshots', local.snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
-  const ready = async () => ((await (await request(`http://127.0.0.1:${server.port}/readyz`)).body.json()) as { data: { snapshot: string; as_of: string } }).data
+  const ready = async () =>
+    (
+      (await (await request(`http://127.0.0.1:${server.port}/readyz`)).body.json()) as {
+        data: { snapshot: string; as_of: string }
+      }
+    ).data
   t.match(await ready(), { snapshot: local.id, as_of: '2026-09-30' })
 
   // Nothing listens on port 1.
-  await refused(t, pullSnapshot({ from: 'http://127.0.0.1:1/', snapshots: local.snapshots }), 'download_failed', local.snapshots, entries(local.snapshots))
+  await refused(
+    t,
+    pullSnapshot({ from: 'http://127.0.0.1:1/', snapshots: local.snapshots }),
+    'download_failed',
+    local.snapshots,
+    entries(local.snapshots),
+  )
   t.match(await ready(), { ready: true, snapshot: local.id }, 'the origin down: the local build is served')
 
   await pullSnapshot({ from: from.base, snapshots: local.snapshots })
@@ -341,18 +441,41 @@ t.test('the CLI: --json, exit codes, one line on failure, nothing on stderr when
   t.equal(first.code, 0, first.stderr)
   t.equal(first.stderr, '', 'no progress bar without a terminal')
   const summary = JSON.parse(first.stdout) as PullReport
-  t.match(summary, { build_id: from.id, result: 'published', bytes: statSync(join(from.dir, SNAPSHOT_FILE)).size, source: from.base })
+  t.match(summary, {
+    build_id: from.id,
+    result: 'published',
+    bytes: statSync(join(from.dir, SNAPSHOT_FILE)).size,
+    source: from.base,
+  })
   t.type(summary.seconds, 'number')
 
-  const again = await carmarket(['snapshot', 'pull', '--from', from.base.slice(0, -1), '--snapshots', snapshots, '--json'])
+  const again = await carmarket([
+    'snapshot',
+    'pull',
+    '--from',
+    from.base.slice(0, -1),
+    '--snapshots',
+    snapshots,
+    '--json',
+  ])
   t.equal(again.code, 0, again.stderr)
   t.match(JSON.parse(again.stdout), { build_id: from.id, result: 'unchanged', bytes: 0 })
 
   const text = await carmarket(['snapshot', 'pull', '--from', from.base, '--snapshots', snapshots])
   t.equal(text.code, 0)
-  t.equal(text.stdout, `snapshot ${from.id} of ${from.base} is already here (${join(snapshots, from.id)}): nothing to pull\n`)
+  t.equal(
+    text.stdout,
+    `snapshot ${from.id} of ${from.base} is already here (${join(snapshots, from.id)}): nothing to pull\n`,
+  )
 
-  const missing = await carmarket(['snapshot', 'pull', '--from', `${from.base}nowhere`, '--snapshots', join(freshDir(t), 'other')])
+  const missing = await carmarket([
+    'snapshot',
+    'pull',
+    '--from',
+    `${from.base}nowhere`,
+    '--snapshots',
+    join(freshDir(t), 'other'),
+  ])
   t.equal(missing.code, 1)
   t.equal(missing.stdout, '')
   t.equal(missing.stderr, `carmarket: cannot download ${from.base}nowhere/current/manifest.json: HTTP 404\n`)

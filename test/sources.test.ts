@@ -108,8 +108,30 @@ function answers(snapshot: Snapshot): Record<string, unknown> {
 }
 
 function counts(report: BuildReport) {
-  const { rows_read, rows_rejected, rejected_by_reason, duplicates_dropped, listings_kept, keys_written, as_of, makes, models, families } = report
-  return { rows_read, rows_rejected, rejected_by_reason, duplicates_dropped, listings_kept, keys_written, as_of, makes, models, families }
+  const {
+    rows_read,
+    rows_rejected,
+    rejected_by_reason,
+    duplicates_dropped,
+    listings_kept,
+    keys_written,
+    as_of,
+    makes,
+    models,
+    families,
+  } = report
+  return {
+    rows_read,
+    rows_rejected,
+    rejected_by_reason,
+    duplicates_dropped,
+    listings_kept,
+    keys_written,
+    as_of,
+    makes,
+    models,
+    families,
+  }
 }
 
 const EXPECTED_COUNTS = {
@@ -123,9 +145,14 @@ const EXPECTED_COUNTS = {
 /** Runs an ES module script in a real node process, without throwing on a non-zero exit. */
 function runNode(script: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script, ...args], { timeout: 15_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script, ...args],
+      { timeout: 15_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -194,7 +221,12 @@ t.test('plain CSV, gzip CSV, plain NDJSON and gzip NDJSON give identical snapsho
       const { report, snapshot } = await build(t, source.content, { fx: new Map([['EUR', 4.3]]) }, source.name)
       t.equal(report.format, source.format)
       t.match(counts(report), EXPECTED_COUNTS)
-      t.strictSame(report.rejected_by_reason, { invalid_price: 1, invalid_fuel_type: 1, invalid_voivodeship: 1, unsupported_currency: 1 })
+      t.strictSame(report.rejected_by_reason, {
+        invalid_price: 1,
+        invalid_fuel_type: 1,
+        invalid_voivodeship: 1,
+        unsupported_currency: 1,
+      })
       built.push({ name: source.name, report, answers: answers(snapshot) })
       if (source.name === 'export.csv') fileReference = { answers: built[0]!.answers, counts: counts(report) }
     })
@@ -240,7 +272,11 @@ t.test('an http URL is streamed; a redirect is followed; a 404 fails publishing 
     const snapshots = join(t.testdir(), 'snapshots')
     const before = served.requests.length
     const report = await runBuild({ input: `${served.base}/latest?token=secret`, snapshots, asOf: '2026-09-30' })
-    t.strictSame(served.requests.slice(before), ['GET /latest?token=secret', 'GET /export.csv.gz'], 'the redirect was followed')
+    t.strictSame(
+      served.requests.slice(before),
+      ['GET /latest?token=secret', 'GET /export.csv.gz'],
+      'the redirect was followed',
+    )
     t.equal(report.source, `${served.base}/latest`, 'the source is recorded without its query')
     t.strictSame(counts(report), fileCounts)
     const snapshot = Snapshot.open(snapshots)
@@ -321,7 +357,11 @@ t.test('a truncated gzip fails clearly and leaves the published snapshot as it w
   t.match(error, { code: 'corrupt_gzip' })
 
   t.equal(readlinkSync(join(snapshots, 'current')), first.build_id, 'current still names the first build')
-  t.strictSame(readdirSync(snapshots).sort(), [first.build_id, 'current'].sort(), 'no new snapshot, staging folder or lock')
+  t.strictSame(
+    readdirSync(snapshots).sort(),
+    [first.build_id, 'current'].sort(),
+    'no new snapshot, staging folder or lock',
+  )
   const after = Snapshot.open(snapshots)
   t.teardown(() => after.close())
   t.equal(after.manifest.build_id, first.build_id)
@@ -356,7 +396,11 @@ t.test('a file that is not an export fails with a clear BuildError and publishes
     { name: 'an empty file', content: Buffer.alloc(0), code: 'empty_export' },
     { name: 'a gzip of nothing', content: gzip(''), code: 'empty_export' },
     { name: 'a header and no rows', content: Buffer.from(toCsv([])), code: 'empty_export' },
-    { name: 'a PDF', content: Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1'), code: 'not_an_export' },
+    {
+      name: 'a PDF',
+      content: Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1'),
+      code: 'not_an_export',
+    },
   ]
   const files: Record<string, string> = {
     'random bytes': 'random.dat',

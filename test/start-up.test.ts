@@ -4,14 +4,20 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
 /** The project's modules and the packages the compiled CLI imports statically, followed from cli/main.js. */
-function staticImports(): { readonly dist: string; readonly modules: ReadonlySet<string>; readonly packages: ReadonlySet<string> } {
+function staticImports(): {
+  readonly dist: string
+  readonly modules: ReadonlySet<string>
+  readonly packages: ReadonlySet<string>
+} {
   const dist = fileURLToPath(new URL('..', import.meta.url))
   const modules = new Set<string>()
   const packages = new Set<string>()
   const follow = (file: string) => {
     if (modules.has(file)) return
     modules.add(file)
-    for (const [, from, bare] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm)) {
+    for (const [, from, bare] of readFileSync(file, 'utf8').matchAll(
+      /^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm,
+    )) {
       const specifier = (from ?? bare)!
       if (specifier.startsWith('.')) follow(join(dirname(file), specifier))
       else packages.add(specifier)
@@ -25,7 +31,11 @@ t.test('start-up does not load the MCP SDK: only /mcp and `carmarket mcp` import
   const { dist, modules, packages } = staticImports()
   t.ok(modules.has(join(dist, 'runtime', 'mcp-route.js')), 'the route is there')
   t.ok(packages.has('lmdb') && packages.has('commander'), 'packages are seen')
-  t.same([...packages].filter((name) => name.startsWith('@modelcontextprotocol/')), [], 'no module of the SDK')
+  t.same(
+    [...packages].filter((name) => name.startsWith('@modelcontextprotocol/')),
+    [],
+    'no module of the SDK',
+  )
   t.same(
     [...modules].filter((file) => file.startsWith(join(dist, 'mcp'))).sort(),
     [join(dist, 'mcp', 'json.js'), join(dist, 'mcp', 'tools.js')],
@@ -33,9 +43,20 @@ t.test('start-up does not load the MCP SDK: only /mcp and `carmarket mcp` import
   )
 })
 
-t.test('start-up does not load the network engines: a one-machine service never loads pg or the Redis client', async (t) => {
-  const { dist, modules, packages } = staticImports()
-  t.ok(modules.has(join(dist, 'cli', 'engines.js')), 'the engines are chosen in the graph followed')
-  t.same([...packages].filter((name) => name === 'pg' || name.startsWith('@redis/')), [], 'no client of PostgreSQL or Redis')
-  t.same([...modules].filter((file) => /\/ledger\/(pg|redis)-/.test(file)), [], 'nor their engines')
-})
+t.test(
+  'start-up does not load the network engines: a one-machine service never loads pg or the Redis client',
+  async (t) => {
+    const { dist, modules, packages } = staticImports()
+    t.ok(modules.has(join(dist, 'cli', 'engines.js')), 'the engines are chosen in the graph followed')
+    t.same(
+      [...packages].filter((name) => name === 'pg' || name.startsWith('@redis/')),
+      [],
+      'no client of PostgreSQL or Redis',
+    )
+    t.same(
+      [...modules].filter((file) => /\/ledger\/(pg|redis)-/.test(file)),
+      [],
+      'nor their engines',
+    )
+  },
+)

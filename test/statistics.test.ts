@@ -19,7 +19,10 @@ const golf = rows(80, (i) => ({
   active: i % 3 === 0 ? 'true' : 'false',
 }))
 // Listings of other years and models, which must never leak into the Golf 2017 figures.
-const others = [...rows(12, () => ({ year: 2018, price: 999_999 })), ...rows(12, () => ({ model: 'Passat', price: 5_000 }))]
+const others = [
+  ...rows(12, () => ({ year: 2018, price: 999_999 })),
+  ...rows(12, () => ({ model: 'Passat', price: 5_000 })),
+]
 
 const prices = (list: readonly Row[]) => list.map((r) => Number(r.price))
 const canonicalFuel = (f: string) => f
@@ -45,7 +48,9 @@ t.test('valuation: quartiles of the key, unfiltered and with each filter', async
   t.equal(byGear.sample_size, manual.length)
 
   for (const mileage of [100_000, 150_000, 80_000]) {
-    const window = golf.filter((r) => r.mileage_km !== '' && 0.7 * mileage <= Number(r.mileage_km) && Number(r.mileage_km) <= 1.3 * mileage)
+    const window = golf.filter(
+      (r) => r.mileage_km !== '' && 0.7 * mileage <= Number(r.mileage_km) && Number(r.mileage_km) <= 1.3 * mileage,
+    )
     t.ok(window.length >= 10, `the fixture has enough listings around ${mileage} km`)
     const byMileage = snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), mileage })
     t.same(byMileage.valuation, reference.quartiles(prices(window)), `mileage ${mileage}`)
@@ -53,9 +58,14 @@ t.test('valuation: quartiles of the key, unfiltered and with each filter', async
   }
 
   const combined = golf.filter(
-    (r) => r.mileage_km !== '' && Math.abs(Number(r.mileage_km) - 120_000) <= 36_000 && canonicalFuel(r.fuel_type) !== '' && canonicalFuel(r.fuel_type) === 'Diesel',
+    (r) =>
+      r.mileage_km !== '' &&
+      Math.abs(Number(r.mileage_km) - 120_000) <= 36_000 &&
+      canonicalFuel(r.fuel_type) !== '' &&
+      canonicalFuel(r.fuel_type) === 'Diesel',
   )
-  const both = () => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), mileage: 120_000, fuel_type: 'Diesel' })
+  const both = () =>
+    snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), mileage: 120_000, fuel_type: 'Diesel' })
   if (combined.length >= 10) t.same(both().valuation, reference.quartiles(prices(combined)))
   else t.throws(both, { code: 'INSUFFICIENT_DATA', extra: { sample_size: combined.length } })
 })
@@ -67,20 +77,33 @@ t.test('valuation: fuel and gearbox together, and the 10-listing threshold of a 
     ...rows(5, () => ({ fuel_type: 'Diesel', gearbox: 'Automatyczna', price: 55_000 })),
   ]
   const { snapshot } = await build(t, toCsv(data))
-  const hybridAuto = snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Hybryda', gearbox: 'Automatyczna' })
+  const hybridAuto = snapshot.valuation({
+    ...vehicle('Volkswagen', 'Golf', 2017),
+    fuel_type: 'Hybryda',
+    gearbox: 'Automatyczna',
+  })
   t.same(hybridAuto.valuation, reference.quartiles(prices(data.slice(0, 10))))
   t.equal(hybridAuto.sample_size, 10)
-  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Hybryda', gearbox: 'Manualna' }), {
-    code: 'INSUFFICIENT_DATA',
-    status: 404,
-    extra: { sample_size: 9 },
-  })
+  t.throws(
+    () => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Hybryda', gearbox: 'Manualna' }),
+    {
+      code: 'INSUFFICIENT_DATA',
+      status: 404,
+      extra: { sample_size: 9 },
+    },
+  )
   t.equal(snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Hybryda' }).sample_size, 19)
-  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Elektryczny' }), { code: 'INSUFFICIENT_DATA', extra: { sample_size: 0 } })
-  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Diesel', gearbox: 'Automatyczna' }), {
+  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Elektryczny' }), {
     code: 'INSUFFICIENT_DATA',
-    extra: { sample_size: 5 },
+    extra: { sample_size: 0 },
   })
+  t.throws(
+    () => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Diesel', gearbox: 'Automatyczna' }),
+    {
+      code: 'INSUFFICIENT_DATA',
+      extra: { sample_size: 5 },
+    },
+  )
 })
 
 t.test('valuation: the mileage window is inclusive at ±30% and drops unknown mileage', async (t) => {
@@ -95,7 +118,9 @@ t.test('valuation: the mileage window is inclusive at ±30% and drops unknown mi
   t.equal(answer.sample_size, 10)
   t.same(answer.valuation, reference.quartiles(inside.map((_, i) => 40_000 + i * 1500)))
   t.same(answer.filters, { fuel_type: null, gearbox: null, mileage: 100_000 })
-  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), mileage: 99_000 }), { code: 'INSUFFICIENT_DATA' })
+  t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), mileage: 99_000 }), {
+    code: 'INSUFFICIENT_DATA',
+  })
 })
 
 t.test('money rounds half away from zero from unrounded inputs', async (t) => {
@@ -128,11 +153,19 @@ t.test('every operation says INSUFFICIENT_DATA below 10 listings and answers at 
   t.equal(snapshot.priceHistory({ ...up, months: 1 }).trend.length, 1)
   t.equal(snapshot.liquidity(up).sample_size, 10)
   t.equal(snapshot.regional(up).total_sample_size, 10)
-  t.throws(() => snapshot.valuation(vehicle('Volkswagen', 'Up', 2016)), { code: 'INSUFFICIENT_DATA', extra: { sample_size: 0 } })
+  t.throws(() => snapshot.valuation(vehicle('Volkswagen', 'Up', 2016)), {
+    code: 'INSUFFICIENT_DATA',
+    extra: { sample_size: 0 },
+  })
 })
 
 t.test('price-history: calendar months ending with the as-of month, empty months left out', async (t) => {
-  const month = (m: string, n: number, price: number) => rows(n, (i) => ({ first_seen: `${m}-${String(1 + i).padStart(2, '0')}`, last_seen: '2026-09-29', price: price + i }))
+  const month = (m: string, n: number, price: number) =>
+    rows(n, (i) => ({
+      first_seen: `${m}-${String(1 + i).padStart(2, '0')}`,
+      last_seen: '2026-09-29',
+      price: price + i,
+    }))
   const data = [
     ...month('2024-09', 4, 90_000), // before the 24-month window
     ...month('2024-10', 3, 80_000), // first month of the 24
@@ -143,7 +176,14 @@ t.test('price-history: calendar months ending with the as-of month, empty months
   ]
   const { snapshot } = await build(t, toCsv(data), { asOf: '2026-09-30' })
   const golf = vehicle('Volkswagen', 'Golf', 2017)
-  const avg = (m: string) => reference.round(reference.mean(prices(data.filter((r) => r.first_seen.startsWith(m) || (m === '2026-08' && r.first_seen.startsWith('2026-07-31'))))))
+  const avg = (m: string) =>
+    reference.round(
+      reference.mean(
+        prices(
+          data.filter((r) => r.first_seen.startsWith(m) || (m === '2026-08' && r.first_seen.startsWith('2026-07-31'))),
+        ),
+      ),
+    )
 
   const six = snapshot.priceHistory({ ...golf, months: 6 })
   t.equal(six.months_requested, 6)
@@ -164,13 +204,22 @@ t.test('price-history: calendar months ending with the as-of month, empty months
     ],
   )
   t.equal(all.trend[0]!.avg_price, avg('2024-10'))
-  t.throws(() => snapshot.priceHistory({ ...golf, months: 1 }), { code: 'INSUFFICIENT_DATA', extra: { sample_size: 4 } })
+  t.throws(() => snapshot.priceHistory({ ...golf, months: 1 }), {
+    code: 'INSUFFICIENT_DATA',
+    extra: { sample_size: 4 },
+  })
 })
 
 t.test('liquidity: median span of closed listings plus the 13-day detection delay', async (t) => {
   const closed = [3, 10, 10, 12, 20, 25, 31, 40, 41, 60, 90, 120]
   const data = [
-    ...closed.map((days) => row({ first_seen: '2026-05-01', last_seen: new Date(Date.UTC(2026, 4, 1 + days)).toISOString().slice(0, 10), active: 'false' })),
+    ...closed.map((days) =>
+      row({
+        first_seen: '2026-05-01',
+        last_seen: new Date(Date.UTC(2026, 4, 1 + days)).toISOString().slice(0, 10),
+        active: 'false',
+      }),
+    ),
     ...rows(7, () => ({ first_seen: '2026-01-01', last_seen: '2026-09-30', active: 'true' })),
   ]
   const { snapshot } = await build(t, toCsv(data))
@@ -187,8 +236,18 @@ t.test('valuation-factors: entries with 10 on each side, in the contract order',
   const { snapshot } = await build(t, toCsv([...golf, ...others]))
   const answer = snapshot.valuationFactors(vehicle('Volkswagen', 'Golf', 2017))
   t.equal(answer.total_sample_size, 80)
-  const side = (label: string, list: readonly Row[]) => ({ label, avg_price: reference.round(reference.mean(prices(list))), sample_size: list.length })
-  const entry = (dimension: string, baseLabel: string, base: readonly Row[], label: string, comparison: readonly Row[]) => ({
+  const side = (label: string, list: readonly Row[]) => ({
+    label,
+    avg_price: reference.round(reference.mean(prices(list))),
+    sample_size: list.length,
+  })
+  const entry = (
+    dimension: string,
+    baseLabel: string,
+    base: readonly Row[],
+    label: string,
+    comparison: readonly Row[],
+  ) => ({
     dimension,
     baseline: side(baseLabel, base),
     comparison: side(label, comparison),
@@ -200,7 +259,8 @@ t.test('valuation-factors: entries with 10 on each side, in the contract order',
   expected.push(entry('import_status', 'Krajowy', domestic, 'Sprowadzony', imported))
   const manual = golf.filter((r) => canonicalGear(r.gearbox) === 'Manualna')
   const automatic = golf.filter((r) => r.gearbox === 'Automatyczna')
-  if (manual.length >= 10 && automatic.length >= 10) expected.push(entry('gearbox', 'Manualna', manual, 'Automatyczna', automatic))
+  if (manual.length >= 10 && automatic.length >= 10)
+    expected.push(entry('gearbox', 'Manualna', manual, 'Automatyczna', automatic))
   const petrol = golf.filter((r) => r.fuel_type === 'Benzyna')
   const fuels = ['Diesel', 'Hybryda', 'Benzyna+LPG']
     .map((f) => ({ f, list: golf.filter((r) => r.fuel_type === f) }))
@@ -214,11 +274,15 @@ t.test('valuation-factors: entries with 10 on each side, in the contract order',
 t.test('valuation-factors: 404 when no comparison has 10 listings on both sides', async (t) => {
   const data = rows(12, (i) => ({ imported: i < 3 ? 'true' : 'false', gearbox: 'Manualna', fuel_type: 'Diesel' }))
   const { snapshot } = await build(t, toCsv(data))
-  t.throws(() => snapshot.valuationFactors(vehicle('Volkswagen', 'Golf', 2017)), { code: 'INSUFFICIENT_DATA', status: 404 })
+  t.throws(() => snapshot.valuationFactors(vehicle('Volkswagen', 'Golf', 2017)), {
+    code: 'INSUFFICIENT_DATA',
+    status: 404,
+  })
 })
 
 t.test('regional: known voivodeships only, by sample size then Polish alphabetical order', async (t) => {
-  const region = (name: string, n: number, price: number) => rows(n, (i) => ({ voivodeship: name, price: price + i * 10 }))
+  const region = (name: string, n: number, price: number) =>
+    rows(n, (i) => ({ voivodeship: name, price: price + i * 10 }))
   const data = [
     ...region('łódzkie', 3, 40_000),
     ...region('lubuskie', 3, 44_000),
@@ -246,5 +310,8 @@ t.test('regional: known voivodeships only, by sample size then Polish alphabetic
     expected('łódzkie', data.slice(0, 3)),
     expected('śląskie', data.slice(14, 16)),
   ])
-  t.ok(answer.regions.some((r) => r.vs_national_pct < 0), 'regions below the national average are negative')
+  t.ok(
+    answer.regions.some((r) => r.vs_national_pct < 0),
+    'regions below the national average are negative',
+  )
 })

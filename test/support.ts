@@ -1,5 +1,16 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
@@ -104,7 +115,12 @@ export interface Built {
 }
 
 /** Builds an export into a fresh snapshots folder of the test and opens the result. */
-export async function build(t: Test, content: string | Buffer, options: Partial<BuildOptions> = {}, name = 'export.csv'): Promise<Built> {
+export async function build(
+  t: Test,
+  content: string | Buffer,
+  options: Partial<BuildOptions> = {},
+  name = 'export.csv',
+): Promise<Built> {
   const dir = freshDir(t)
   const input = join(dir, name)
   writeFileSync(input, content)
@@ -115,7 +131,10 @@ export async function build(t: Test, content: string | Buffer, options: Partial<
   return { report, snapshot, snapshots }
 }
 
-/** Copies a published snapshot's files into a new folder `to`, writable (a build publishes them read-only) so that a test may change them. */
+/**
+ * Copies a published snapshot's files into a new folder `to`, writable (a build publishes them read-only) so that a
+ * test may change them.
+ */
 export function copySnapshot(from: string, to: string): void {
   mkdirSync(to)
   for (const file of [SNAPSHOT_FILE, MANIFEST_FILE]) {
@@ -201,14 +220,20 @@ export function carmarket(
   return new Promise((resolve) => {
     const env = { ...process.env }
     delete env.CARMARKET_SNAPSHOTS
-    const [file, argv] = as.uid === undefined ? [process.execPath, [CLI, ...args]] : ['env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, ...args]]
+    const [file, argv] =
+      as.uid === undefined
+        ? [process.execPath, [CLI, ...args]]
+        : ['env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, ...args]]
     execFile(file, argv, { timeout, cwd, env, maxBuffer: 64 << 20, ...as }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
     })
   })
 }
 
-/** `carmarket serve` in a child process on a free port (the one `options.env` names as PORT, if it does); resolves once it listens. */
+/**
+ * `carmarket serve` in a child process on a free port (the one `options.env` names as PORT, if it does); resolves once
+ * it listens.
+ */
 export async function spawnServe(
   t: Test,
   args: readonly string[],
@@ -257,7 +282,11 @@ export function outboxMail(outbox: string, to?: string): { to: string; subject: 
 }
 
 /** An account with `credits` (a grant) on a ledger (a folder or a PostgreSQL URL) a server under test uses. */
-export async function account(ledgerLocation: string, email: string, credits: number): Promise<{ id: string; key: string }> {
+export async function account(
+  ledgerLocation: string,
+  email: string,
+  credits: number,
+): Promise<{ id: string; key: string }> {
   const ledger = await openLedger(ledgerLocation)
   try {
     const { account, key } = await ledger.createAccount(email, credits, 'grant', 'test')

@@ -41,9 +41,18 @@ t.test('terminalJson escapes DEL, C1 and format characters too, and parses back 
   const json = terminalJson(value)
   t.notMatch(json, RAW)
   t.notMatch(json, /[\u0000-\u0009\u000b-\u001f\ud800]/, 'no raw control but the line breaks of the indentation')
-  t.ok(json.includes('\\u001b]0;pwned\\u0007') && json.includes('\\u009b') && json.includes('\\u202e') && json.includes('\\udb40\\udc41'))
+  t.ok(
+    json.includes('\\u001b]0;pwned\\u0007') &&
+      json.includes('\\u009b') &&
+      json.includes('\\u202e') &&
+      json.includes('\\udb40\\udc41'),
+  )
   t.strictSame(JSON.parse(json), value)
-  t.equal(terminalJson({ a: 'Łódź' }), JSON.stringify({ a: 'Łódź' }, null, 2), 'ordinary text as JSON.stringify writes it')
+  t.equal(
+    terminalJson({ a: 'Łódź' }),
+    JSON.stringify({ a: 'Łódź' }, null, 2),
+    'ordinary text as JSON.stringify writes it',
+  )
 })
 
 t.test('terminal keeps the template, escapes its values, and puts a TerminalText in as it is', async (t) => {
@@ -97,24 +106,66 @@ t.test('the CLI escapes stored and given text in every output, text and --json',
   safe(t, infoJson)
   t.equal((JSON.parse(infoJson.stdout) as { source: string }).source, input)
 
-  const query = await carmarket(['snapshot', 'query', 'valuation', '--snapshots', snapshots, '--make', `Zz\u202e\u2066yx`, '--model', 'Golf', '--year', '2017'])
+  const query = await carmarket([
+    'snapshot',
+    'query',
+    'valuation',
+    '--snapshots',
+    snapshots,
+    '--make',
+    `Zz\u202e\u2066yx`,
+    '--model',
+    'Golf',
+    '--year',
+    '2017',
+  ])
   t.equal(query.code, 1)
   safe(t, query)
-  t.match((JSON.parse(query.stdout) as { error: { message: string } }).error.message, 'Zz\u202e\u2066yx', 'the error quotes the make as given')
+  t.match(
+    (JSON.parse(query.stdout) as { error: { message: string } }).error.message,
+    'Zz\u202e\u2066yx',
+    'the error quotes the make as given',
+  )
 
   const ledger = freshDir(t)
   const { id, key } = await account(ledger, 'floty@example.pl', 100)
-  const granted = await carmarket(['credits', 'grant', '--ledger', ledger, '--account', id, '--credits', '5', '--reference', HOSTILE])
+  const granted = await carmarket([
+    'credits',
+    'grant',
+    '--ledger',
+    ledger,
+    '--account',
+    id,
+    '--credits',
+    '5',
+    '--reference',
+    HOSTILE,
+  ])
   t.equal(granted.code, 0, granted.stderr)
   safe(t, granted)
   t.ok(granted.stdout.includes(`(${SHOWN})`))
-  const grantedJson = await carmarket(['credits', 'grant', '--ledger', ledger, '--account', id, '--credits', '5', '--reference', HOSTILE, '--json'])
+  const grantedJson = await carmarket([
+    'credits',
+    'grant',
+    '--ledger',
+    ledger,
+    '--account',
+    id,
+    '--credits',
+    '5',
+    '--reference',
+    HOSTILE,
+    '--json',
+  ])
   safe(t, grantedJson)
   t.equal((JSON.parse(grantedJson.stdout) as { reference: string }).reference, HOSTILE)
 
   // A failed call is recorded with the make as the caller sent it.
   const { port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledger, '--rate-limit', '0'])
-  const response = await request(`http://127.0.0.1:${port}/v1/market/valuation?make=${encodeURIComponent(HOSTILE)}&model=Golf&year=2017`, { headers: { 'x-api-key': key } })
+  const response = await request(
+    `http://127.0.0.1:${port}/v1/market/valuation?make=${encodeURIComponent(HOSTILE)}&model=Golf&year=2017`,
+    { headers: { 'x-api-key': key } },
+  )
   t.equal(response.statusCode, 400)
   await response.body.dump()
 
@@ -124,10 +175,15 @@ t.test('the CLI escapes stored and given text in every output, text and --json',
   const usageLines = usage.stdout.split('\n').filter((line) => line !== '')
   t.equal(usageLines.length, 4, 'one line per entry: no value breaks its line')
   t.ok(usageLines[0]!.includes(`${SHOWN} Golf 2017 INVALID_PARAMETER`), 'the failed call, its make escaped')
-  t.ok(usageLines[1]!.includes(`(${SHOWN})`) && usageLines[2]!.includes(`(${SHOWN})`), 'the grants, their references escaped')
+  t.ok(
+    usageLines[1]!.includes(`(${SHOWN})`) && usageLines[2]!.includes(`(${SHOWN})`),
+    'the grants, their references escaped',
+  )
   const usageJson = await carmarket(['usage', '--ledger', ledger, '--account', id, '--json'])
   safe(t, usageJson)
-  const transactions = (JSON.parse(usageJson.stdout) as { transactions: { make: string | null; reference: string | null }[] }).transactions
+  const transactions = (
+    JSON.parse(usageJson.stdout) as { transactions: { make: string | null; reference: string | null }[] }
+  ).transactions
   t.strictSame(
     transactions.map((e) => [e.make, e.reference]),
     [

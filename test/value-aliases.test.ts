@@ -15,9 +15,7 @@ async function caller(t: Test): Promise<(query: string) => Promise<{ status: num
   const { snapshots } = await build(t, toCsv(data))
   const { base } = await serve(t, { snapshots, demoQuota: 100_000, publicUrl: 'https://example.test' })
   return async (query) => {
-    const response = await request(
-      `${base}/v1/market/valuation?make=VW&model=Golf&year=2017&${query}`,
-    )
+    const response = await request(`${base}/v1/market/valuation?make=VW&model=Golf&year=2017&${query}`)
     return { status: response.statusCode, body: await response.body.json() }
   }
 }

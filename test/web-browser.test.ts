@@ -11,7 +11,16 @@ import { build, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.
 /** Debian's Chromium: .ci/run installs it, and without it this test fails rather than skips. */
 const CHROMIUM = '/usr/bin/chromium'
 /** Without the background-networking flags Chromium reaches for Google's services on its own. */
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const SCREENSHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url))
 
 /**
@@ -29,7 +38,9 @@ const CELLS_OUT_OF_SIGHT = `[...document.querySelectorAll('td, th')]
   .map((cell) => cell.closest('table').querySelector('th').textContent + ': ' + cell.textContent.slice(0, 40))`
 
 if (!existsSync(CHROMIUM)) {
-  t.fail(`${CHROMIUM} is missing: the end-to-end tests of the web pages need Debian's chromium (apt-get install chromium, as .ci/run does)`)
+  t.fail(
+    `${CHROMIUM} is missing: the end-to-end tests of the web pages need Debian's chromium (apt-get install chromium, as .ci/run does)`,
+  )
 } else {
   await endToEnd()
 }
@@ -37,9 +48,25 @@ if (!existsSync(CHROMIUM)) {
 async function endToEnd(): Promise<void> {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
   const outbox = freshDir(t)
-  const { port } = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--outbox', outbox, '--rate-limit', '0', '--public-url', 'https://cars.example.test', '--no-request-log'])
+  const { port } = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    freshDir(t),
+    '--outbox',
+    outbox,
+    '--rate-limit',
+    '0',
+    '--public-url',
+    'https://cars.example.test',
+    '--no-request-log',
+  ])
   const base = `http://127.0.0.1:${port}`
-  const context = await chromium.launchPersistentContext(freshDir(t), { executablePath: CHROMIUM, args: ARGS, viewport: { width: 1280, height: 900 } })
+  const context = await chromium.launchPersistentContext(freshDir(t), {
+    executablePath: CHROMIUM,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  })
   t.teardown(() => context.close())
   const page = context.pages()[0] ?? (await context.newPage())
   const seen = watch(context, page)
@@ -49,7 +76,11 @@ async function endToEnd(): Promise<void> {
   const mail = (to: string) => outboxMail(outbox, to)
   /** What the API itself answers to a registration body: the message the page must show. */
   const apiMessage = async (path: string, body: object) => {
-    const response = await request(`${base}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+    const response = await request(`${base}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    })
     return ((await response.body.json()) as { error: { message: string } }).error.message
   }
 
@@ -57,7 +88,12 @@ async function endToEnd(): Promise<void> {
     await page.goto(`${base}/`)
     t.equal(await page.locator('#plans').count(), 1, 'the #plans anchor of top_up_url')
     const plans = await page.locator('#plans').innerText()
-    for (const [credits, price] of [['5,000', '$49'], ['15,000', '$129'], ['40,000', '$299'], ['100,000', '$699']]) {
+    for (const [credits, price] of [
+      ['5,000', '$49'],
+      ['15,000', '$129'],
+      ['40,000', '$299'],
+      ['100,000', '$699'],
+    ]) {
       t.match(plans, `${credits} credits\n${price}`, `${credits} credits for ${price}`)
     }
     t.match(plans, `${SIGNUP_CREDITS} credits\n$0`, 'the free credits of registration')
@@ -92,7 +128,11 @@ async function endToEnd(): Promise<void> {
     await page.getByLabel('E-mail address').fill('not-an-address')
     await page.getByRole('button', { name: 'Send me a code' }).click()
     await error.waitFor()
-    t.equal(await error.innerText(), await apiMessage('/v1/auth/register', { email: 'not-an-address' }), "a bad address: the API's message")
+    t.equal(
+      await error.innerText(),
+      await apiMessage('/v1/auth/register', { email: 'not-an-address' }),
+      "a bad address: the API's message",
+    )
     t.equal(await page.getByLabel('E-mail address').getAttribute('aria-invalid'), 'true', 'and the field is marked')
     await screenshot('register-2-bad-email')
 
@@ -100,7 +140,10 @@ async function endToEnd(): Promise<void> {
     await page.getByRole('button', { name: 'Send me a code' }).click()
     await page.getByLabel('Code from the e-mail').waitFor()
     t.ok(await error.isHidden(), 'the old error is gone')
-    t.match(await page.locator('#code-step').innerText(), `We sent a 6-digit code to ${email}. It is valid for 10 minutes.`)
+    t.match(
+      await page.locator('#code-step').innerText(),
+      `We sent a 6-digit code to ${email}. It is valid for 10 minutes.`,
+    )
     await screenshot('register-3-code')
     const code = /code is (\d{6})/.exec(mail(email).at(-1)!.text)![1]!
 
@@ -129,7 +172,11 @@ async function endToEnd(): Promise<void> {
     t.notMatch(await page.content(), key!, 'and is never shown on the page')
     const me = await request(`${base}/v1/account/me`, { headers: { 'x-api-key': key! } })
     t.equal(me.statusCode, 200)
-    t.match(((await me.body.json()) as { data: object }).data, { email, status: 'active', credits_remaining: SIGNUP_CREDITS }, 'the key works, with the free credits')
+    t.match(
+      ((await me.body.json()) as { data: object }).data,
+      { email, status: 'active', credits_remaining: SIGNUP_CREDITS },
+      'the key works, with the free credits',
+    )
   })
 
   await t.test("registration: the rate limit shows the API's message", async (t) => {
@@ -152,7 +199,10 @@ async function endToEnd(): Promise<void> {
   })
 
   await t.test('every page fits a narrow screen: every column of every table in sight, the title first', async (t) => {
-    for (const [width, height] of [[360, 780], [390, 844]] as const) {
+    for (const [width, height] of [
+      [360, 780],
+      [390, 844],
+    ] as const) {
       await page.setViewportSize({ width, height })
       for (const path of ['/', '/register', '/docs']) {
         await page.goto(`${base}${path}`)
@@ -195,7 +245,11 @@ function watch(context: BrowserContext, page: Page) {
     if (message.type() !== 'error') return
     const status = /status of (\d+)/.exec(message.text())?.[1]
     const url = message.location().url
-    consoleErrors.push(status !== undefined && url.startsWith('http://127.0.0.1') ? `${status} ${new URL(url).pathname}` : `${message.text()} (${url})`)
+    consoleErrors.push(
+      status !== undefined && url.startsWith('http://127.0.0.1')
+        ? `${status} ${new URL(url).pathname}`
+        : `${message.text()} (${url})`,
+    )
   })
   return { problems, consoleErrors }
 }

@@ -59,14 +59,20 @@ async function serve(t: Test) {
       if (target.pathname === NOT_A_PAGE) continue
       const fetched = await fetch(target.pathname + target.search)
       t.equal(fetched.status, 200, `${url} resolves`)
-      if (target.hash !== '') t.match(fetched.text, `id="${target.hash.slice(1)}"`, `${url} names an element of its page`)
+      if (target.hash !== '')
+        t.match(fetched.text, `id="${target.hash.slice(1)}"`, `${url} names an element of its page`)
     }
   }
   return { fetch, resolves, built, ledger, child, base }
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
 }
 
 function unescapeHtml(text: string): string {
@@ -135,15 +141,28 @@ t.test('each page and file: status, type, CSP, caching, HEAD and conditional GET
   for (const path of PAGES) {
     const page = (await fetch(path)).text
     t.match(page, /^<!doctype html>\n<html lang="en">/)
-    t.notMatch(page, /<script(?![^>]*\ssrc="\/)|<style|\sstyle=|\son[a-z]+=/i, `${path}: no inline script or style, which the CSP would block`)
-    const links = [...page.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((u) => !u.startsWith('mailto:'))
-    t.ok(links.every((u) => /^[/#]/.test(u)), `${path} links only to this site`)
+    t.notMatch(
+      page,
+      /<script(?![^>]*\ssrc="\/)|<style|\sstyle=|\son[a-z]+=/i,
+      `${path}: no inline script or style, which the CSP would block`,
+    )
+    const links = [...page.matchAll(/\s(?:href|src)="([^"]*)"/g)]
+      .map((m) => m[1]!.replace(/&amp;/g, '&'))
+      .filter((u) => !u.startsWith('mailto:'))
+    t.ok(
+      links.every((u) => /^[/#]/.test(u)),
+      `${path} links only to this site`,
+    )
     t.notOk(links.includes(NOT_A_PAGE), `${path} does not link the MCP endpoint, which answers a browser with an error`)
     t.match(page, `<link rel="icon" href="/favicon.ico"`, `${path} names the ICO icon`)
     t.match(page, `<link rel="icon" href="/logo.svg" type="image/svg+xml">`, `${path} names the SVG icon`)
     await resolves(t, links, path)
     for (const asset of links.filter((u) => u.startsWith('/assets/'))) {
-      t.equal((await fetch(asset)).headers['cache-control'], 'public, max-age=31536000, immutable', `${asset} is cached for good`)
+      t.equal(
+        (await fetch(asset)).headers['cache-control'],
+        'public, max-age=31536000, immutable',
+        `${asset} is cached for good`,
+      )
     }
   }
   const register = (await fetch('/register')).text
@@ -157,73 +176,129 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
   const { fetch } = await serve(t)
   const doc = JSON.parse((await fetch('/v1/openapi.json')).text) as { paths: Record<string, Record<string, any>> }
   const sections = operationSections((await fetch('/docs')).text)
-  const expected = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })))
+  const expected = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+  )
   t.same([...sections.keys()].sort(), expected.map((e) => e.name).sort(), 'one section per operation')
   for (const { name, operation } of expected) {
     const section = sections.get(name) ?? ''
     t.ok(section.includes(escapeHtml(operation.summary.replace(/ \(\d+ credits\)$/, ''))), `${name}: summary`)
-    if (operation.description !== undefined) t.ok(section.includes(escapeHtml(operation.description)), `${name}: description`)
-    if (operation['x-credits'] !== undefined) t.ok(section.includes(operation['x-credits'] === 0 ? 'Free (0 credits)' : `${operation['x-credits']} credits`), `${name}: price`)
+    if (operation.description !== undefined)
+      t.ok(section.includes(escapeHtml(operation.description)), `${name}: description`)
+    if (operation['x-credits'] !== undefined)
+      t.ok(
+        section.includes(operation['x-credits'] === 0 ? 'Free (0 credits)' : `${operation['x-credits']} credits`),
+        `${name}: price`,
+      )
     for (const p of operation.parameters ?? []) {
-      t.ok(section.includes(`<code>${p.name}</code><br><span class="small muted">${p.in}, ${p.required === true ? 'required' : 'optional'}</span>`), `${name}: ${p.name}, where and whether required`)
+      t.ok(
+        section.includes(
+          `<code>${p.name}</code><br><span class="small muted">${p.in}, ${p.required === true ? 'required' : 'optional'}</span>`,
+        ),
+        `${name}: ${p.name}, where and whether required`,
+      )
       t.ok(section.includes(escapeHtml(p.description)), `${name}: ${p.name} description`)
-      for (const value of p.schema.enum ?? []) t.ok(section.includes(escapeHtml(JSON.stringify(value))), `${name}: ${p.name} accepts ${value}`)
-      if (p.schema.minimum !== undefined) t.ok(section.includes(`${p.schema.minimum} to ${p.schema.maximum}`), `${name}: ${p.name} range`)
+      for (const value of p.schema.enum ?? [])
+        t.ok(section.includes(escapeHtml(JSON.stringify(value))), `${name}: ${p.name} accepts ${value}`)
+      if (p.schema.minimum !== undefined)
+        t.ok(section.includes(`${p.schema.minimum} to ${p.schema.maximum}`), `${name}: ${p.name} range`)
     }
     for (const field of Object.keys(operation.requestBody?.content['application/json'].schema.properties ?? {})) {
-      t.ok(section.includes(`<code>${field}</code><br><span class="small muted">body, required</span>`), `${name}: body field ${field}`)
+      t.ok(
+        section.includes(`<code>${field}</code><br><span class="small muted">body, required</span>`),
+        `${name}: body field ${field}`,
+      )
     }
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       const row = `<tr><td>${status}</td><td data-label="Meaning">${escapeHtml(response.description)}</td>`
       t.ok(section.includes(row), `${name}: ${status}`)
-      for (const code of Object.keys(response.content?.['application/json'].examples ?? {})) t.ok(section.includes(`<code>${code}</code>`), `${name}: ${status} ${code}`)
+      for (const code of Object.keys(response.content?.['application/json'].examples ?? {}))
+        t.ok(section.includes(`<code>${code}</code>`), `${name}: ${status} ${code}`)
     }
-    t.match(section, new RegExp(`curl [^<]*${PUBLIC.replace(/\./g, '\\.')}${name.split(' ')[1]}`), `${name}: a curl example at the public URL`)
+    t.match(
+      section,
+      new RegExp(`curl [^<]*${PUBLIC.replace(/\./g, '\\.')}${name.split(' ')[1]}`),
+      `${name}: a curl example at the public URL`,
+    )
   }
 })
 
-t.test('/llms.txt follows the convention, lists every market and account operation and its links resolve', async (t) => {
-  const { fetch, resolves } = await serve(t)
-  const doc = JSON.parse((await fetch('/v1/openapi.json')).text) as { paths: Record<string, Record<string, any>> }
-  const text = (await fetch('/llms.txt')).text
-  const lines = text.split('\n')
-  t.match(lines[0], /^# \S/, 'an H1 with the name')
-  t.match(lines.find((l, i) => i > 0 && l !== ''), /^> \S/, 'then a blockquote summary')
-  const sections = text.split(/^## /m).slice(1)
-  t.same(
-    sections.map((s) => s.slice(0, s.indexOf('\n'))),
-    ['Market operations', 'Account operations', 'Docs', 'Optional'],
-  )
-  for (const section of sections) {
-    const items = section.split('\n').slice(1).filter((l) => l !== '')
-    t.ok(items.every((l) => /^- \[[^\]]+\]\([^)]+\)/.test(l)), `${section.slice(0, section.indexOf('\n'))}: a list of links`)
-  }
-  const line = (path: string) => lines.find((l) => l.includes(`\`GET ${path}\``)) ?? ''
-  for (const [path, item] of Object.entries(doc.paths)) {
-    const tag = item.get?.tags?.[0]
-    if (tag !== 'market' && tag !== 'account') continue
-    const section = sections.find((s) => s.includes(`\`GET ${path}\``)) ?? ''
-    t.ok(section.startsWith(tag === 'market' ? 'Market operations' : 'Account operations'), `${path} in its section`)
-    t.match(line(path), item.get['x-credits'] === 0 ? '(free' : `(${item.get['x-credits']} credits`, `${path}: its price`)
-    t.match(line(path), /Use it /, `${path}: when to use it`)
-    for (const p of item.get.parameters) t.match(line(path), p.name, `${path}: ${p.name}`)
-  }
-  for (const path of ['/v1/openapi.json', '/docs', NOT_A_PAGE, '/register']) t.match(text, `](${PUBLIC}${path})`, `links ${path}`)
-  await resolves(t, [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!))
-})
+t.test(
+  '/llms.txt follows the convention, lists every market and account operation and its links resolve',
+  async (t) => {
+    const { fetch, resolves } = await serve(t)
+    const doc = JSON.parse((await fetch('/v1/openapi.json')).text) as { paths: Record<string, Record<string, any>> }
+    const text = (await fetch('/llms.txt')).text
+    const lines = text.split('\n')
+    t.match(lines[0], /^# \S/, 'an H1 with the name')
+    t.match(
+      lines.find((l, i) => i > 0 && l !== ''),
+      /^> \S/,
+      'then a blockquote summary',
+    )
+    const sections = text.split(/^## /m).slice(1)
+    t.same(
+      sections.map((s) => s.slice(0, s.indexOf('\n'))),
+      ['Market operations', 'Account operations', 'Docs', 'Optional'],
+    )
+    for (const section of sections) {
+      const items = section
+        .split('\n')
+        .slice(1)
+        .filter((l) => l !== '')
+      t.ok(
+        items.every((l) => /^- \[[^\]]+\]\([^)]+\)/.test(l)),
+        `${section.slice(0, section.indexOf('\n'))}: a list of links`,
+      )
+    }
+    const line = (path: string) => lines.find((l) => l.includes(`\`GET ${path}\``)) ?? ''
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const tag = item.get?.tags?.[0]
+      if (tag !== 'market' && tag !== 'account') continue
+      const section = sections.find((s) => s.includes(`\`GET ${path}\``)) ?? ''
+      t.ok(section.startsWith(tag === 'market' ? 'Market operations' : 'Account operations'), `${path} in its section`)
+      t.match(
+        line(path),
+        item.get['x-credits'] === 0 ? '(free' : `(${item.get['x-credits']} credits`,
+        `${path}: its price`,
+      )
+      t.match(line(path), /Use it /, `${path}: when to use it`)
+      for (const p of item.get.parameters) t.match(line(path), p.name, `${path}: ${p.name}`)
+    }
+    for (const path of ['/v1/openapi.json', '/docs', NOT_A_PAGE, '/register'])
+      t.match(text, `](${PUBLIC}${path})`, `links ${path}`)
+    await resolves(
+      t,
+      [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!),
+    )
+  },
+)
 
 t.test('/.well-known/ai-plugin.json: the manifest, at the public URL, pointing at the OpenAPI document', async (t) => {
   const { fetch, resolves } = await serve(t)
   const manifest = JSON.parse((await fetch('/.well-known/ai-plugin.json')).text)
-  t.match(manifest, { schema_version: 'v1', auth: { type: 'none' }, api: { type: 'openapi', url: `${PUBLIC}/v1/openapi.json` }, contact_email: 'support@cars.example.test' })
+  t.match(manifest, {
+    schema_version: 'v1',
+    auth: { type: 'none' },
+    api: { type: 'openapi', url: `${PUBLIC}/v1/openapi.json` },
+    contact_email: 'support@cars.example.test',
+  })
   t.match(manifest.name_for_human, /^.{1,20}$/)
   t.match(manifest.name_for_model, /^[a-zA-Z0-9]{1,50}$/)
   t.match(manifest.description_for_human, /^.{1,100}$/)
   t.match(manifest.description_for_model, /X-API-Key/)
-  t.equal((await fetch(manifest.api.url.slice(PUBLIC.length))).text, (await fetch('/v1/openapi.json')).text, 'api.url is the OpenAPI document')
+  t.equal(
+    (await fetch(manifest.api.url.slice(PUBLIC.length))).text,
+    (await fetch('/v1/openapi.json')).text,
+    'api.url is the OpenAPI document',
+  )
   t.equal((await fetch(manifest.logo_url.slice(PUBLIC.length))).headers['content-type'], 'image/svg+xml')
   await resolves(t, [manifest.api.url, manifest.logo_url, manifest.legal_info_url])
-  t.same(JSON.parse((await fetch('/v1/openapi.json')).text).servers, [{ url: PUBLIC }], 'the same public URL as the document')
+  t.same(
+    JSON.parse((await fetch('/v1/openapi.json')).text).servers,
+    [{ url: PUBLIC }],
+    'the same public URL as the document',
+  )
 })
 
 t.test(

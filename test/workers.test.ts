@@ -10,19 +10,30 @@ t.test('serve --workers 2: balances, the demo quota and the rate limit stay exac
   const { snapshots } = await build(t, data)
   const ledgerDir = freshDir(t)
   const { id, key } = await account(ledgerDir, 'flota@example.pl', 37 * 8 + 7)
-  const server = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0', '--demo-quota', '5'], { stdout: true })
+  const server = await spawnServe(
+    t,
+    ['--workers', '2', '--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0', '--demo-quota', '5'],
+    { stdout: true },
+  )
   t.match(server.log(), /\(2 workers\)/)
   const dispatcher = new Agent({ connections: 40 })
   t.teardown(() => dispatcher.close())
   const call = async (path: string, headers: Record<string, string> = {}) => {
     const response = await request(`http://127.0.0.1:${server.port}${path}`, { headers, dispatcher })
-    return { status: response.statusCode, body: (await response.body.json()) as { data?: { credits_remaining: number } } }
+    return {
+      status: response.statusCode,
+      body: (await response.body.json()) as { data?: { credits_remaining: number } },
+    }
   }
 
   const keyed = await Promise.all(Array.from({ length: 300 }, () => call(valuation, { 'x-api-key': key })))
   t.equal(keyed.filter((r) => r.status === 200).length, 37, 'exactly the calls the balance pays for succeed')
   t.equal(keyed.filter((r) => r.status === 402).length, 263)
-  t.equal(new Set(keyed.map((r) => r.body.data?.credits_remaining).filter((n) => n !== undefined)).size, 37, 'each success saw its own debit')
+  t.equal(
+    new Set(keyed.map((r) => r.body.data?.credits_remaining).filter((n) => n !== undefined)).size,
+    37,
+    'each success saw its own debit',
+  )
   const me = await call('/v1/account/me', { 'x-api-key': key })
   t.equal(me.body.data?.credits_remaining, 7, 'the final balance is exact')
 
@@ -33,10 +44,21 @@ t.test('serve --workers 2: balances, the demo quota and the rate limit stay exac
   // Both workers answer: the request log names the process of each line. The kernel,
   // not a rotation, spreads connections (SCHED_NONE), so bursts of new ones are sent until
   // both have taken some.
-  const pids = () => new Set(server.stdout().trim().split('\n').map((line) => (JSON.parse(line) as { pid: number }).pid))
+  const pids = () =>
+    new Set(
+      server
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+    )
   for (let burst = 0; burst < 50 && pids().size < 2; burst++) {
     const fresh = new Agent({ connections: 40 })
-    await Promise.all(Array.from({ length: 40 }, async () => (await request(`http://127.0.0.1:${server.port}/livez`, { dispatcher: fresh })).body.dump()))
+    await Promise.all(
+      Array.from({ length: 40 }, async () =>
+        (await request(`http://127.0.0.1:${server.port}/livez`, { dispatcher: fresh })).body.dump(),
+      ),
+    )
     await fresh.close()
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
@@ -59,7 +81,16 @@ t.test('serve --workers 2: balances, the demo quota and the rate limit stay exac
 
 t.test('serve --workers 2: the rate limit is exact across workers', async (t) => {
   const { snapshots } = await build(t, data)
-  const server = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '50'])
+  const server = await spawnServe(t, [
+    '--workers',
+    '2',
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    freshDir(t),
+    '--rate-limit',
+    '50',
+  ])
   const dispatcher = new Agent({ connections: 20 })
   t.teardown(() => dispatcher.close())
   const statuses = await Promise.all(
@@ -75,14 +106,30 @@ t.test('serve --workers 2: the rate limit is exact across workers', async (t) =>
 
 t.test('a worker that dies is replaced; SIGTERM stops them all', async (t) => {
   const { snapshots } = await build(t, data)
-  const server = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'], { stdout: true })
+  const server = await spawnServe(
+    t,
+    ['--workers', '2', '--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'],
+    { stdout: true },
+  )
   const get = async (path: string) => {
-    const response = await request(`http://127.0.0.1:${server.port}${path}`, { reset: true, headersTimeout: 2_000, bodyTimeout: 2_000 })
+    const response = await request(`http://127.0.0.1:${server.port}${path}`, {
+      reset: true,
+      headersTimeout: 2_000,
+      bodyTimeout: 2_000,
+    })
     return { status: response.statusCode, text: await response.body.text() }
   }
   for (let i = 0; i < 10; i++) await get('/livez')
   await new Promise((resolve) => setTimeout(resolve, 300))
-  const pids = [...new Set(server.stdout().trim().split('\n').map((line) => (JSON.parse(line) as { pid: number }).pid))]
+  const pids = [
+    ...new Set(
+      server
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+    ),
+  ]
   t.equal(pids.length, 2)
   process.kill(pids[0]!, 'SIGKILL')
   // A connection handed to the killed worker before the primary saw it die is lost;
@@ -97,7 +144,10 @@ t.test('a worker that dies is replaced; SIGTERM stops them all', async (t) => {
   }
   t.equal(processes, 2, 'two workers again')
   const after = await Promise.all(Array.from({ length: 20 }, () => get('/livez')))
-  t.ok(after.every((r) => r.status === 200), 'and every request is answered')
+  t.ok(
+    after.every((r) => r.status === 200),
+    'and every request is answered',
+  )
   t.match(server.log(), /"message":"worker stopped"/)
 
   const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)))
@@ -105,31 +155,46 @@ t.test('a worker that dies is replaced; SIGTERM stops them all', async (t) => {
   t.equal(await exited, 0, 'the primary exits cleanly once its workers have stopped')
 })
 
-t.test('workers that crash more than 10 times a minute stop the service; kills from outside do not count', async (t) => {
-  const { snapshots } = await build(t, data)
-  const server = await spawnServe(t, ['--workers', '2', '--snapshots', snapshots, '--ledger', freshDir(t), '--rate-limit', '0'])
-  const primary = server.child.pid!
-  const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)))
-  const listening = async () => {
-    for (let i = 0; i < 200; i++) {
-      const text = await request(`http://127.0.0.1:${server.port}/metrics`, { reset: true }).then((r) => r.body.text(), () => '')
-      if (metric(text, 'carmarket_processes') === 2 && children(primary).length === 2) return children(primary)
-      await new Promise((resolve) => setTimeout(resolve, 50))
+t.test(
+  'workers that crash more than 10 times a minute stop the service; kills from outside do not count',
+  async (t) => {
+    const { snapshots } = await build(t, data)
+    const server = await spawnServe(t, [
+      '--workers',
+      '2',
+      '--snapshots',
+      snapshots,
+      '--ledger',
+      freshDir(t),
+      '--rate-limit',
+      '0',
+    ])
+    const primary = server.child.pid!
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)))
+    const listening = async () => {
+      for (let i = 0; i < 200; i++) {
+        const text = await request(`http://127.0.0.1:${server.port}/metrics`, { reset: true }).then(
+          (r) => r.body.text(),
+          () => '',
+        )
+        if (metric(text, 'carmarket_processes') === 2 && children(primary).length === 2) return children(primary)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      throw new Error('no two workers listening')
     }
-    throw new Error('no two workers listening')
-  }
-  for (let i = 0; i < 12; i++) process.kill((await listening())[0]!, 'SIGKILL')
-  t.equal(server.child.exitCode, null, '12 SIGKILLs in a few seconds: still serving')
+    for (let i = 0; i < 12; i++) process.kill((await listening())[0]!, 'SIGKILL')
+    t.equal(server.child.exitCode, null, '12 SIGKILLs in a few seconds: still serving')
 
-  let crashes = 0
-  while (server.child.exitCode === null && crashes < 12) {
-    const workers = await listening().catch(() => [])
-    if (workers.length > 0) {
-      process.kill(workers[0]!, 'SIGABRT')
-      crashes++
+    let crashes = 0
+    while (server.child.exitCode === null && crashes < 12) {
+      const workers = await listening().catch(() => [])
+      if (workers.length > 0) {
+        process.kill(workers[0]!, 'SIGABRT')
+        crashes++
+      }
     }
-  }
-  t.equal(await exited, 1, 'the service stopped with exit code 1')
-  t.equal(crashes, 11, 'at the eleventh crash in a minute')
-  t.match(server.log(), /workers keep crashing; stopping/)
-})
+    t.equal(await exited, 1, 'the service stopped with exit code 1')
+    t.equal(crashes, 11, 'at the eleventh crash in a minute')
+    t.match(server.log(), /workers keep crashing; stopping/)
+  },
+)

@@ -18,7 +18,8 @@ export function aiPlugin(site: Site): string {
       schema_version: 'v1',
       name_for_human: 'Polish car market',
       name_for_model: 'carmarket',
-      description_for_human: 'Used-car prices in Poland: valuations, price trends, days on market and prices by region.',
+      description_for_human:
+        'Used-car prices in Poland: valuations, price trends, days on market and prices by region.',
       description_for_model: [
         `Aggregated statistics on the Polish used-car market, prices in PLN, for a make, model and production year: ${market.map((o) => `${o.path} (${o.title.toLowerCase()}, ${o.credits ?? 0} credits)`).join('; ')}.`,
         'Makes and models may be aliases (VW, 320d) or English family names (3 Series).',

@@ -70,17 +70,25 @@ const METHODS = ['get', 'post'] as const
 export function apiView(documentJson: string): ApiView {
   const doc = record(JSON.parse(documentJson), 'the document')
   const info = record(doc.info, 'info')
-  const scheme = Object.values(record(record(doc.components, 'components').securitySchemes, 'securitySchemes')).map((s) => record(s, 'a security scheme')).find((s) => s.type === 'apiKey')
+  const scheme = Object.values(record(record(doc.components, 'components').securitySchemes, 'securitySchemes'))
+    .map((s) => record(s, 'a security scheme'))
+    .find((s) => s.type === 'apiKey')
   if (scheme === undefined) throw new Error('OpenAPI document: no apiKey security scheme')
   const operations = Object.entries(record(doc.paths, 'paths')).flatMap(([path, item]) =>
     METHODS.flatMap((method) => {
       const operation = record(item, path)[method]
-      return operation === undefined ? [] : [operationView(path, method, record(operation, `${method} ${path}`), doc.security)]
+      return operation === undefined
+        ? []
+        : [operationView(path, method, record(operation, `${method} ${path}`), doc.security)]
     }),
   )
   const tags = [...list(doc.tags, 'tags').map((t) => record(t, 'a tag')), UNTAGGED].map((t) => {
     const name = text(t.name, 'a tag name')
-    return { name, description: text(t.description, `tag ${name}`), operations: operations.filter((o) => o.tag === name) }
+    return {
+      name,
+      description: text(t.description, `tag ${name}`),
+      operations: operations.filter((o) => o.tag === name),
+    }
   })
   return {
     title: text(info.title, 'info.title'),
@@ -96,12 +104,17 @@ export function apiView(documentJson: string): ApiView {
 function operationView(path: string, method: string, operation: Json, globalSecurity: unknown): OperationView {
   const where = `${method} ${path}`
   const responses = record(operation.responses, `${where} responses`)
-  const body = operation.requestBody === undefined ? undefined : json(record(operation.requestBody, `${where} requestBody`), where)
+  const body =
+    operation.requestBody === undefined ? undefined : json(record(operation.requestBody, `${where} requestBody`), where)
   const credits = operation['x-credits']
   const summary = text(operation.summary, `${where} summary`)
-  const description = operation.description === undefined ? undefined : text(operation.description, `${where} description`)
+  const description =
+    operation.description === undefined ? undefined : text(operation.description, `${where} description`)
   return {
-    anchor: `${method}${path}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/-$/, ''),
+    anchor: `${method}${path}`
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/-$/, ''),
     method: method.toUpperCase(),
     path,
     tag: operation.tags === undefined ? UNTAGGED.name : text(list(operation.tags, `${where} tags`)[0], `${where} tag`),
@@ -112,13 +125,19 @@ function operationView(path: string, method: string, operation: Json, globalSecu
     credits: typeof credits === 'number' ? credits : undefined,
     key: keyUse(operation.security ?? globalSecurity),
     parameters: [
-      ...list(operation.parameters ?? [], `${where} parameters`).map((p) => queryParameter(record(p, `a parameter of ${where}`))),
+      ...list(operation.parameters ?? [], `${where} parameters`).map((p) =>
+        queryParameter(record(p, `a parameter of ${where}`)),
+      ),
       ...(body === undefined ? [] : bodyFields(record(body.schema, `${where} body schema`))),
     ],
     bodyExample: body?.example,
     responses: Object.entries(responses).map(([status, response]) => {
       const r = record(response, `${where} ${status}`)
-      return { status, description: text(r.description, `${where} ${status} description`), codes: Object.keys(json(r, where)?.examples ?? {}) }
+      return {
+        status,
+        description: text(r.description, `${where} ${status} description`),
+        codes: Object.keys(json(r, where)?.examples ?? {}),
+      }
     }),
   }
 }
@@ -127,7 +146,11 @@ function operationView(path: string, method: string, operation: Json, globalSecu
 function json(holder: Json, where: string): { schema?: unknown; example?: unknown; examples?: Json } | undefined {
   if (holder.content === undefined) return undefined
   const content = record(record(holder.content, `${where} content`)['application/json'], `${where} application/json`)
-  return { schema: content.schema, example: content.example, examples: content.examples === undefined ? undefined : record(content.examples, `${where} examples`) }
+  return {
+    schema: content.schema,
+    example: content.example,
+    examples: content.examples === undefined ? undefined : record(content.examples, `${where} examples`),
+  }
 }
 
 function keyUse(security: unknown): KeyUse {
@@ -172,7 +195,10 @@ function accepts(schema: Json): string {
   const { minimum, maximum, minLength, maxLength } = schema
   if (typeof minimum === 'number' && typeof maximum === 'number') parts.push(`${minimum} to ${maximum}`)
   else if (typeof minimum === 'number') parts.push(`at least ${minimum}`)
-  if (typeof maxLength === 'number') parts.push(typeof minLength === 'number' ? `${minLength} to ${maxLength} characters` : `at most ${maxLength} characters`)
+  if (typeof maxLength === 'number')
+    parts.push(
+      typeof minLength === 'number' ? `${minLength} to ${maxLength} characters` : `at most ${maxLength} characters`,
+    )
   if (typeof schema.pattern === 'string') parts.push(`matching ${schema.pattern}`)
   if (schema.default !== undefined) parts.push(`default ${JSON.stringify(schema.default)}`)
   return parts.join(', ')

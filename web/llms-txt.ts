@@ -12,13 +12,18 @@ const MARKET_USE: Readonly<Record<Operation, string>> = {
     'Use it for what a particular car is worth now: the typical asking price and its spread, optionally narrowed by fuel type, gearbox and mileage (listings within ±30% of it).',
   'price-history': 'Use it for how asking prices of a model moved month by month: depreciation, trends, when to sell.',
   liquidity: 'Use it for how quickly a model sells: the estimated days on market and how many listings are active.',
-  'valuation-factors': 'Use it for what an attribute is worth: imported against domestic, automatic against manual, each fuel against petrol.',
-  regional: 'Use it for where in Poland a model is cheaper or dearer: the average price in each voivodeship against the national average.',
+  'valuation-factors':
+    'Use it for what an attribute is worth: imported against domestic, automatic against manual, each fuel against petrol.',
+  regional:
+    'Use it for where in Poland a model is cheaper or dearer: the average price in each voivodeship against the national average.',
 }
 
 const USE: ReadonlyMap<string, string> = new Map([
   ...OPERATIONS.map((o): [string, string] => [`/v1/market/${o}`, MARKET_USE[o]]),
-  ['/v1/account/me', 'Use it to check the credit balance before a series of paid calls, and whether the account is active.'],
+  [
+    '/v1/account/me',
+    'Use it to check the credit balance before a series of paid calls, and whether the account is active.',
+  ],
   ['/v1/account/usage', 'Use it to list recent charges and refunds, for instance to reconcile spending.'],
 ])
 
@@ -39,7 +44,13 @@ export function llmsTxt(site: Site): string {
       required.length > 0 && `takes ${required.join(', ')}`,
       optional.length > 0 && `optional ${optional.join(', ')}`,
     ]
-    return [`- [${o.title}](${site.url}/docs#${o.anchor}): \`${o.method} ${o.path}\` (${terms.filter(Boolean).join('; ')}).`, o.lead, USE.get(o.path)].filter(Boolean).join(' ')
+    return [
+      `- [${o.title}](${site.url}/docs#${o.anchor}): \`${o.method} ${o.path}\` (${terms.filter(Boolean).join('; ')}).`,
+      o.lead,
+      USE.get(o.path),
+    ]
+      .filter(Boolean)
+      .join(' ')
   }
   const tagged = (tag: string) => api.operations.filter((o) => o.tag === tag)
   const demo =
@@ -84,6 +95,8 @@ ${tagged('account').map(line).join('\n')}
 
 - [Plans](${site.url}/#plans): the credit plans and how to buy them.
 - [Plugin manifest](${site.url}/.well-known/ai-plugin.json): the ai-plugin.json manifest.
-${tagged('registration').map((o) => `- [${o.method} ${o.path}](${site.url}/docs#${o.anchor}): ${o.summary}`).join('\n')}
+${tagged('registration')
+  .map((o) => `- [${o.method} ${o.path}](${site.url}/docs#${o.anchor}): ${o.summary}`)
+  .join('\n')}
 `
 }

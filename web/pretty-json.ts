@@ -23,6 +23,9 @@ export function prettyJson(value: unknown, indent = '', used = indent.length): s
 /** One line, spaced like the indented form. */
 function inline(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(inline).join(', ')}]`
-  if (typeof value === 'object' && value !== null) return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')}}`
+  if (typeof value === 'object' && value !== null)
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`)
+      .join(', ')}}`
   return JSON.stringify(value)
 }

@@ -16,7 +16,8 @@ export interface Resource {
  * Only this origin's own files: no inline script or style, no third-party anything,
  * and no framing (the registration form must not be overlaid by another site).
  */
-export const CONTENT_SECURITY_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /** A document at a fixed address: revalidated on each use, so a deploy shows at once. */
 export function resource(path: string, body: string | Buffer, contentType: string): Resource {
@@ -29,7 +30,13 @@ export function resource(path: string, body: string | Buffer, contentType: strin
  */
 export function asset(name: string, extension: string, body: string, contentType: string): Resource {
   const etag = etagOf(body)
-  return { path: `/assets/${name}.${etag.slice(1, 11)}.${extension}`, body, contentType, etag, cacheControl: 'public, max-age=31536000, immutable' }
+  return {
+    path: `/assets/${name}.${etag.slice(1, 11)}.${extension}`,
+    body,
+    contentType,
+    etag,
+    cacheControl: 'public, max-age=31536000, immutable',
+  }
 }
 
 export function serveResource(req: IncomingMessage, res: ApiResponse, resource: Resource): void {
