@@ -22,58 +22,44 @@ export function docsPage(site: Site): string {
   const facts = figures(site.served)
   // The contents are a sidebar on a wide screen and a closed disclosure under the title on a narrow one (style.ts).
   const main = html`<div class="wrap docs">
-    <nav class="toc" aria-label="Contents">${contents(api)}</nav>
-    <div>
-      <h1>${api.title}: API reference</h1>
-      <p class="lead">${api.description}</p>
-      <ul class="meta">
-        <li>Version ${api.version}</li>
-        <li>Base URL <code>${api.server}</code></li>
-        ${facts === undefined ? false : html`<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`}
-        <li><a href="/v1/openapi.json">OpenAPI document</a></li>
-      </ul>
-      <details class="contents">
-        <summary>Contents</summary>
-        <nav aria-label="Contents">${contents(api)}</nav>
-      </details>
+<nav class="toc" aria-label="Contents">${contents(api)}</nav>
+<div>
+<h1>${api.title}: API reference</h1>
+<p class="lead">${api.description}</p>
+<ul class="meta">
+<li>Version ${api.version}</li>
+<li>Base URL <code>${api.server}</code></li>
+${facts === undefined ? false : html`<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`}
+<li><a href="/v1/openapi.json">OpenAPI document</a></li>
+</ul>
+<details class="contents"><summary>Contents</summary><nav aria-label="Contents">${contents(api)}</nav></details>
 
-      <section id="authentication" aria-labelledby="authentication-title">
-        <h2 id="authentication-title">Authentication</h2>
-        <p>
-          Send your key in the <code>${api.keyHeader}</code> header. Keys are e-mailed after
-          <a href="/register">registration</a>, which is free and comes with credits to start.
-        </p>
-        <p>
-          The examples read the key from the shell variable <code>${KEY_VARIABLE}</code> (set it with
-          <code>${KEY_VARIABLE}=</code> and your key); while it is unset the shell stops with a message instead of
-          sending the call without a key.
-        </p>
-        <p>
-          Where a key is optional, a call without the header is served by the keyless demo tier. A header that is
-          present but empty or unknown is refused with 401, never served as a demo call.
-        </p>
-      </section>
+<section id="authentication" aria-labelledby="authentication-title">
+<h2 id="authentication-title">Authentication</h2>
+<p>Send your key in the <code>${api.keyHeader}</code> header. Keys are e-mailed after <a href="/register">registration</a>, which is free and comes with credits to start.</p>
+<p>The examples read the key from the shell variable <code>${KEY_VARIABLE}</code> (set it with
+<code>${KEY_VARIABLE}=</code> and your key); while it is unset the shell stops with a message instead of sending
+the call without a key.</p>
+<p>Where a key is optional, a call without the header is served by the keyless demo tier. A header that is present but empty or unknown is refused with 401, never served as a demo call.</p>
+</section>
 
-      <section id="errors" aria-labelledby="errors-title">
-        <h2 id="errors-title">Errors</h2>
-        <p>
-          Every failure answers <code>{"status":"error","error":{"code":"…","message":"…"}}</code>; some codes add
-          fields to <code>error</code>, as the OpenAPI document describes. A market call that fails costs nothing.
-        </p>
-        ${errorTable(api)}
-      </section>
+<section id="errors" aria-labelledby="errors-title">
+<h2 id="errors-title">Errors</h2>
+<p>Every failure answers <code>{"status":"error","error":{"code":"…","message":"…"}}</code>; some codes add fields to <code>error</code>, as the OpenAPI document describes. A market call that fails costs nothing.</p>
+${errorTable(api)}
+</section>
 
-      ${mcpSection(site)}
-      ${api.tags.map(
-        (tag) =>
-          html`<section id="${tag.name}" aria-labelledby="${tag.name}-title">
-            <h2 id="${tag.name}-title">${capitalised(tag.name)}</h2>
-            <p class="tag-description">${tag.description}</p>
-            ${tag.operations.map((o) => operationSection(site, o))}
-          </section>`,
-      )}
-    </div>
-  </div>`
+${mcpSection(site)}
+
+${api.tags.map(
+  (tag) => html`<section id="${tag.name}" aria-labelledby="${tag.name}-title">
+<h2 id="${tag.name}-title">${capitalised(tag.name)}</h2>
+<p class="tag-description">${tag.description}</p>
+${tag.operations.map((o) => operationSection(site, o))}
+</section>`,
+)}
+</div>
+</div>`
   return layout({
     title: `API reference: ${api.title}`,
     description: `Every operation of the ${api.title} API, with parameters, prices, answers and errors.`,
@@ -84,18 +70,15 @@ export function docsPage(site: Site): string {
 
 function contents(api: ApiView): Html {
   return html`<h2>Overview</h2>
-    <ul>
-      <li><a href="#authentication">Authentication</a></li>
-      <li><a href="#errors">Errors</a></li>
-      <li><a href="#mcp">MCP</a></li>
-    </ul>
-    ${api.tags.map(
-      (tag) =>
-        html`<h2>${tag.name}</h2>
-          <ul>
-            ${tag.operations.map((o) => html`<li><a href="#${o.anchor}">${o.method} ${o.path}</a></li>`)}
-          </ul>`,
-    )}`
+<ul>
+<li><a href="#authentication">Authentication</a></li>
+<li><a href="#errors">Errors</a></li>
+<li><a href="#mcp">MCP</a></li>
+</ul>
+${api.tags.map(
+  (tag) => html`<h2>${tag.name}</h2>
+<ul>${tag.operations.map((o) => html`<li><a href="#${o.anchor}">${o.method} ${o.path}</a></li>`)}</ul>`,
+)}`
 }
 
 /** How to reach the MCP tools, from a desktop client and over HTTP, and which they are. */
@@ -114,37 +97,31 @@ function mcpSection(site: Site): Html {
       ? 'without it, the market tools use the keyless demo tier and the account tools are not offered'
       : 'every tool needs it on this server'
   return html`<section id="mcp" aria-labelledby="mcp-title">
-    <h2 id="mcp-title">MCP</h2>
-    <p>
-      The market and account operations are also the tools of a Model Context Protocol server, for AI assistants and
-      agents. A tool call is the API call: the same answers, errors and credits. The key is optional: ${keyless}.
-    </p>
-    <h3>A desktop client (stdio)</h3>
-    <p>
-      <code>npx ${stdio.join(' ')}</code> serves the tools on standard input and output and calls this API over HTTP; it
-      runs the carmarket package installed on your machine (Node.js 20 or later). In the client's configuration (Claude
-      Desktop's <code>claude_desktop_config.json</code>, and the same shape for other clients):
-    </p>
-    <pre><code>${prettyJson(config)}</code></pre>
-    <h3>Streamable HTTP</h3>
-    <p>
-      A client that connects over HTTP uses the endpoint <code>${site.url}/mcp</code> (Streamable HTTP, POST only, no
-      sessions), with the key in the <code>${api.keyHeader}</code> header of its requests.
-    </p>
-    <h3>Tools</h3>
-    ${table(
-      [{ label: 'Tool' }, { label: 'Operation' }, { label: 'Credits', numeric: true }],
-      site.tools.map((tool) => {
-        const o = operation(tool.path)
-        const keyOnly = tool.needsKey ? html`<br /><span class="small muted">with a key only</span>` : false
-        return [
-          html`<code>${tool.tool.name}</code>${keyOnly}`,
-          html`<a href="#${o.anchor}">${o.title}</a><br /><code>${o.method} ${o.path}</code>`,
-          o.credits ?? 0,
-        ]
-      }),
-    )}
-  </section>`
+<h2 id="mcp-title">MCP</h2>
+<p>The market and account operations are also the tools of a Model Context Protocol server, for AI assistants
+and agents. A tool call is the API call: the same answers, errors and credits. The key is optional: ${keyless}.</p>
+<h3>A desktop client (stdio)</h3>
+<p><code>npx ${stdio.join(' ')}</code> serves the tools on standard input and output and calls this API over
+HTTP; it runs the carmarket package installed on your machine (Node.js 20 or later). In the client's
+configuration (Claude Desktop's <code>claude_desktop_config.json</code>, and the same shape for other clients):</p>
+<pre><code>${prettyJson(config)}</code></pre>
+<h3>Streamable HTTP</h3>
+<p>A client that connects over HTTP uses the endpoint <code>${site.url}/mcp</code> (Streamable HTTP, POST only,
+no sessions), with the key in the <code>${api.keyHeader}</code> header of its requests.</p>
+<h3>Tools</h3>
+${table(
+  [{ label: 'Tool' }, { label: 'Operation' }, { label: 'Credits', numeric: true }],
+  site.tools.map((tool) => {
+    const o = operation(tool.path)
+    const keyOnly = tool.needsKey ? html`<br><span class="small muted">with a key only</span>` : false
+    return [
+      html`<code>${tool.tool.name}</code>${keyOnly}`,
+      html`<a href="#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code>`,
+      o.credits ?? 0,
+    ]
+  }),
+)}
+</section>`
 }
 
 function operationSection(site: Site, o: OperationView): Html {
@@ -153,43 +130,38 @@ function operationSection(site: Site, o: OperationView): Html {
   const credits =
     o.credits === undefined ? false : html`<li>${o.credits === 0 ? 'Free (0 credits)' : `${o.credits} credits`}</li>`
   return html`<article class="operation" id="${o.anchor}" aria-labelledby="${o.anchor}-title">
-    <h3 id="${o.anchor}-title">
-      <span class="method ${o.method.toLowerCase()}">${o.method}</span><code>${o.path}</code>
-    </h3>
-    <p><strong>${o.title}</strong></p>
-    ${o.description === undefined ? false : html`<p>${o.description}</p>`}
-    <ul class="meta">
-      ${credits}
-      <li>${KEY_USE[o.key]}</li>
-    </ul>
-    ${
-      o.parameters.length === 0
-        ? false
-        : html`<h4>Parameters</h4>
-            ${table(
-              [{ label: 'Name' }, { label: 'Accepts' }, { label: 'Description' }],
-              o.parameters.map((p) => [
-                named(p.name, `${p.location}, ${p.required ? 'required' : 'optional'}`),
-                p.accepts,
-                html`${p.description}${p.example === undefined ? false : html` Example: <code>${p.example}</code>.`}`,
-              ]),
-            )}`
-    }
-    <h4>Example request</h4>
-    <pre><code>${curlExample(api, o, true, example?.query)}</code></pre>
-    ${
-      example === undefined
-        ? false
-        : html`<h4>Example answer${example.status === 200 ? '' : ` (HTTP ${example.status})`}</h4>
-            ${exampleAnswer(example)}
-            <p class="small muted">What the data served now answers${o.key === 'none' ? '' : KEYED_ANSWER}.</p>`
-    }
-    <h4>Responses</h4>
-    ${table(
-      [{ label: 'Status' }, { label: 'Meaning' }, { label: 'Error codes' }],
-      o.responses.map((r) => [r.status, r.description, codeList(r.codes)]),
-    )}
-  </article>`
+<h3 id="${o.anchor}-title"><span class="method ${o.method.toLowerCase()}">${o.method}</span><code>${o.path}</code></h3>
+<p><strong>${o.title}</strong></p>
+${o.description === undefined ? false : html`<p>${o.description}</p>`}
+<ul class="meta">${credits}<li>${KEY_USE[o.key]}</li></ul>
+${
+  o.parameters.length === 0
+    ? false
+    : html`<h4>Parameters</h4>
+${table(
+  [{ label: 'Name' }, { label: 'Accepts' }, { label: 'Description' }],
+  o.parameters.map((p) => [
+    named(p.name, `${p.location}, ${p.required ? 'required' : 'optional'}`),
+    p.accepts,
+    html`${p.description}${p.example === undefined ? false : html` Example: <code>${p.example}</code>.`}`,
+  ]),
+)}`
+}
+<h4>Example request</h4>
+<pre><code>${curlExample(api, o, true, example?.query)}</code></pre>
+${
+  example === undefined
+    ? false
+    : html`<h4>Example answer${example.status === 200 ? '' : ` (HTTP ${example.status})`}</h4>
+${exampleAnswer(example)}
+<p class="small muted">What the data served now answers${o.key === 'none' ? '' : KEYED_ANSWER}.</p>`
+}
+<h4>Responses</h4>
+${table(
+  [{ label: 'Status' }, { label: 'Meaning' }, { label: 'Error codes' }],
+  o.responses.map((r) => [r.status, r.description, codeList(r.codes)]),
+)}
+</article>`
 }
 
 /** Every error code the document names, with its status and where it first appears. */
@@ -207,7 +179,7 @@ function errorTable(api: ApiView): Html {
 
 /** A name in code, with a note under it. */
 function named(name: string, note: string): Html {
-  return html`<code>${name}</code><br /><span class="small muted">${note}</span>`
+  return html`<code>${name}</code><br><span class="small muted">${note}</span>`
 }
 
 function codeList(codes: readonly string[]): Html {

@@ -28,171 +28,123 @@ export function landingPage(site: Site): string {
   const market = api.operations.filter((o) => o.tag === 'market')
   const mailto = (subject: string) => `mailto:${site.sales}?subject=${encodeURIComponent(subject)}`
   const main = html`<div class="wrap">
-    <section class="hero">
-      <h1>Polish used-car market data, one HTTP call away</h1>
-      <p class="lead">
-        Valuation, price history, liquidity, valuation factors and regional pricing for any make, model and production
-        year on the Polish used-car market, as JSON.
-      </p>
-      <ul class="facts">
-        ${
-          facts === undefined
-            ? html`<li>Aggregated from publicly available listings</li>`
-            : html`<li>Aggregated from ${facts.listings} listings</li>
-                <li>${facts.makes} makes, ${facts.models} models</li>
-                <li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`
-        }
-        <li>Prices in PLN</li>
-        <li>All ${VOIVODESHIPS.length} voivodeships</li>
-        <li>Up to ${HISTORY_MONTHS} months of history</li>
-        <li>Refreshed nightly</li>
-      </ul>
-      <div class="actions">
-        <a class="button" href="/register">Get a free key with ${SIGNUP_CREDITS} credits</a>
-        <a class="button secondary" href="/docs">Read the API reference</a>
-      </div>
-    </section>
+<section class="hero">
+<h1>Polish used-car market data, one HTTP call away</h1>
+<p class="lead">Valuation, price history, liquidity, valuation factors and regional pricing for any make, model and production year on the Polish used-car market, as JSON.</p>
+<ul class="facts">
+${
+  facts === undefined
+    ? html`<li>Aggregated from publicly available listings</li>`
+    : html`<li>Aggregated from ${facts.listings} listings</li>
+<li>${facts.makes} makes, ${facts.models} models</li>
+<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`
+}
+<li>Prices in PLN</li>
+<li>All ${VOIVODESHIPS.length} voivodeships</li>
+<li>Up to ${HISTORY_MONTHS} months of history</li>
+<li>Refreshed nightly</li>
+</ul>
+<div class="actions">
+<a class="button" href="/register">Get a free key with ${SIGNUP_CREDITS} credits</a>
+<a class="button secondary" href="/docs">Read the API reference</a>
+</div>
+</section>
 
-    <section id="try" aria-labelledby="try-title">
-      <h2 id="try-title">Try it</h2>
-      ${
-        site.demoQuota > 0
-          ? html`<p>
-                No key is needed to try: without an <code>${api.keyHeader}</code> header a market call is answered by
-                the keyless demo tier, with real data, ${site.demoQuota} calls a day per address.
-              </p>
-              <pre><code>${curlExample(api, first, false, answer?.query)}</code></pre>`
-          : html`<p>
-                Send your key in the <code>${api.keyHeader}</code> header, from the shell variable
-                <code>${KEY_VARIABLE}</code>:
-              </p>
-              <pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
-      }
-      ${
-        answer === undefined
-          ? false
-          : html`<p>The answer, from the data served now:</p>
-              ${exampleAnswer(answer)}`
-      }
-      ${
-        site.demoQuota > 0
-          ? html`<p>
-                With a key, send it in the <code>${api.keyHeader}</code> header (here from the shell variable
-                <code>${KEY_VARIABLE}</code>); the answer then also carries <code>credits_remaining</code>, what is left
-                after the call:
-              </p>
-              <pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
-          : html`<p>
-              Every answer tells what the call cost (<code>credits_used</code>) and what is left
-              (<code>credits_remaining</code>).
-            </p>`
-      }
-      <p class="muted">
-        Makes and models are matched for you: aliases such as VW or 320d, and English family names such as 3 Series,
-        resolve to the canonical names of the Polish market, shown in the <code>matched</code> block.
-      </p>
-    </section>
+<section id="try" aria-labelledby="try-title">
+<h2 id="try-title">Try it</h2>
+${
+  site.demoQuota > 0
+    ? html`<p>No key is needed to try: without an <code>${api.keyHeader}</code> header a market call is answered by the keyless demo tier, with real data, ${site.demoQuota} calls a day per address.</p>
+<pre><code>${curlExample(api, first, false, answer?.query)}</code></pre>`
+    : html`<p>Send your key in the <code>${api.keyHeader}</code> header, from the shell variable
+<code>${KEY_VARIABLE}</code>:</p>
+<pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
+}
+${
+  answer === undefined
+    ? false
+    : html`<p>The answer, from the data served now:</p>
+${exampleAnswer(answer)}`
+}
+${
+  site.demoQuota > 0
+    ? html`<p>With a key, send it in the <code>${api.keyHeader}</code> header (here from the shell variable
+<code>${KEY_VARIABLE}</code>); the answer then also carries <code>credits_remaining</code>, what is left after the
+call:</p>
+<pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
+    : html`<p>Every answer tells what the call cost (<code>credits_used</code>) and what is left
+(<code>credits_remaining</code>).</p>`
+}
+<p class="muted">Makes and models are matched for you: aliases such as VW or 320d, and English family names such as 3 Series, resolve to the canonical names of the Polish market, shown in the <code>matched</code> block.</p>
+</section>
 
-    <section id="operations" aria-labelledby="operations-title">
-      <h2 id="operations-title">What you can ask</h2>
-      ${table(
-        [
-          { label: 'Operation' },
-          { label: 'What it returns' },
-          { label: 'Credits', numeric: true },
-          { label: 'Cost', numeric: true },
-        ],
-        market.map((o) => [
-          html`<a href="/docs#${o.anchor}">${o.title}</a><br /><code>${o.method} ${o.path}</code>`,
-          o.lead,
-          o.credits ?? 0,
-          dollars((o.credits ?? 0) * CREDIT_USD),
-        ]),
-      )}
-      <p class="muted">
-        The account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free. A call that
-        fails (a bad parameter, too little data, a server error) is refunded automatically.
-      </p>
-    </section>
+<section id="operations" aria-labelledby="operations-title">
+<h2 id="operations-title">What you can ask</h2>
+${table(
+  [
+    { label: 'Operation' },
+    { label: 'What it returns' },
+    { label: 'Credits', numeric: true },
+    { label: 'Cost', numeric: true },
+  ],
+  market.map((o) => [
+    html`<a href="/docs#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code>`,
+    o.lead,
+    o.credits ?? 0,
+    dollars((o.credits ?? 0) * CREDIT_USD),
+  ]),
+)}
+<p class="muted">The account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free. A call that fails (a bad parameter, too little data, a server error) is refunded automatically.</p>
+</section>
 
-    <section id="plans" aria-labelledby="plans-title">
-      <h2 id="plans-title">Plans</h2>
-      <p>
-        Buy credits once and use them at your pace: credits never expire. A credit is worth ${dollars(CREDIT_USD)} at
-        list price; larger plans cost less per credit.
-      </p>
-      <div class="plans">
-        <div class="plan free">
-          <h3>${SIGNUP_CREDITS} credits</h3>
-          <div class="price">$0</div>
-          <p>Free on registration: no card, just an e-mail address.</p>
-          <p>About ${Math.floor(SIGNUP_CREDITS / valuationCredits)} valuations.</p>
-          <p><a href="/register">Register</a></p>
-        </div>
-        ${PLANS.map(
-          (plan) =>
-            html`<div class="plan">
-              <h3>${count(plan.credits)} credits</h3>
-              <div class="price">${dollars(plan.usd)}</div>
-              <p>${dollars(plan.usd / (plan.credits / 1000))} per 1,000 credits</p>
-              <p>About ${count(Math.floor(plan.credits / valuationCredits))} valuations.</p>
-              <p><a href="${mailto(`carmarket: ${count(plan.credits)} credits`)}">Order by e-mail</a></p>
-            </div>`,
-        )}
-      </div>
-      <div class="note">
-        <h3>How to buy</h3>
-        <p>
-          Plans are bought by e-mail; there is no card checkout on this site. Write to
-          <a href="${mailto('carmarket credits')}">${site.sales}</a> from the address of your account, naming the plan.
-          We reply with an invoice, and once it is paid the credits are added to your account: your key stays the same.
-          No account yet? <a href="/register">Register</a> first, or say so in your message and we open one and e-mail
-          you its key.
-        </p>
-      </div>
-    </section>
+<section id="plans" aria-labelledby="plans-title">
+<h2 id="plans-title">Plans</h2>
+<p>Buy credits once and use them at your pace: credits never expire. A credit is worth ${dollars(CREDIT_USD)} at list price; larger plans cost less per credit.</p>
+<div class="plans">
+<div class="plan free">
+<h3>${SIGNUP_CREDITS} credits</h3>
+<div class="price">$0</div>
+<p>Free on registration: no card, just an e-mail address.</p>
+<p>About ${Math.floor(SIGNUP_CREDITS / valuationCredits)} valuations.</p>
+<p><a href="/register">Register</a></p>
+</div>
+${PLANS.map(
+  (plan) => html`<div class="plan">
+<h3>${count(plan.credits)} credits</h3>
+<div class="price">${dollars(plan.usd)}</div>
+<p>${dollars(plan.usd / (plan.credits / 1000))} per 1,000 credits</p>
+<p>About ${count(Math.floor(plan.credits / valuationCredits))} valuations.</p>
+<p><a href="${mailto(`carmarket: ${count(plan.credits)} credits`)}">Order by e-mail</a></p>
+</div>`,
+)}
+</div>
+<div class="note">
+<h3>How to buy</h3>
+<p>Plans are bought by e-mail; there is no card checkout on this site. Write to <a href="${mailto('carmarket credits')}">${site.sales}</a> from the address of your account, naming the plan. We reply with an invoice, and once it is paid the credits are added to your account: your key stays the same. No account yet? <a href="/register">Register</a> first, or say so in your message and we open one and e-mail you its key.</p>
+</div>
+</section>
 
-    <section id="developers" aria-labelledby="developers-title">
-      <h2 id="developers-title">For developers and AI agents</h2>
-      <ul class="links">
-        <li>
-          <a href="/docs">API reference</a>
-          <p class="small muted">Every operation with its parameters, prices, answers, errors and a curl example.</p>
-        </li>
-        <li>
-          <a href="/v1/openapi.json">OpenAPI document</a>
-          <p class="small muted">The machine-readable description (OpenAPI 3.1), for clients and code generators.</p>
-        </li>
-        <li>
-          <a href="/docs#mcp">MCP server</a>
-          <p class="small muted">
-            The operations as Model Context Protocol tools for AI assistants, from a desktop client or over HTTP; they
-            work without a key too.
-          </p>
-        </li>
-        <li>
-          <a href="/llms.txt">llms.txt</a>
-          <p class="small muted">A short guide to the API for language models.</p>
-        </li>
-      </ul>
-    </section>
+<section id="developers" aria-labelledby="developers-title">
+<h2 id="developers-title">For developers and AI agents</h2>
+<ul class="links">
+<li><a href="/docs">API reference</a><p class="small muted">Every operation with its parameters, prices, answers, errors and a curl example.</p></li>
+<li><a href="/v1/openapi.json">OpenAPI document</a><p class="small muted">The machine-readable description (OpenAPI 3.1), for clients and code generators.</p></li>
+<li><a href="/docs#mcp">MCP server</a><p class="small muted">The operations as Model Context Protocol tools for AI
+assistants, from a desktop client or over HTTP; they work without a key too.</p></li>
+<li><a href="/llms.txt">llms.txt</a><p class="small muted">A short guide to the API for language models.</p></li>
+</ul>
+</section>
 
-    <section id="legal" aria-labelledby="legal-title">
-      <h2 id="legal-title">Terms in brief</h2>
-      <ul>
-        <li>
-          The service returns aggregated statistics computed from publicly available listings. It does not post, edit or
-          expose any individual seller's listing.
-        </li>
-        <li>Valuations are statistical estimates of asking prices, not offers to buy or sell.</li>
-        <li>Credits are prepaid and never expire; a failed call is refunded automatically.</li>
-        <li>
-          A lost key cannot be recovered: <a href="mailto:${site.support}">${site.support}</a> issues a new key for the
-          account.
-        </li>
-      </ul>
-    </section>
-  </div>`
+<section id="legal" aria-labelledby="legal-title">
+<h2 id="legal-title">Terms in brief</h2>
+<ul>
+<li>The service returns aggregated statistics computed from publicly available listings. It does not post, edit or expose any individual seller's listing.</li>
+<li>Valuations are statistical estimates of asking prices, not offers to buy or sell.</li>
+<li>Credits are prepaid and never expire; a failed call is refunded automatically.</li>
+<li>A lost key cannot be recovered: <a href="mailto:${site.support}">${site.support}</a> issues a new key for the account.</li>
+</ul>
+</section>
+</div>`
   return layout({
     title: 'carmarket: Polish used-car market data API',
     description:

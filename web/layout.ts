@@ -22,48 +22,40 @@ const NAVIGATION = [
 /** The whole document of a page: head, site header and footer around its main content. */
 export function layout(page: Page): string {
   const nav = NAVIGATION.map(
-    ([href, label]) => html`<a href="${href}" ${page.path === href ? html` aria-current="page"` : false}>${label}</a>`,
+    ([href, label]) => html`<a href="${href}"${page.path === href ? html` aria-current="page"` : false}>${label}</a>`,
   )
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${page.title}</title>
-        <meta name="description" content="${page.description}" />
-        <link rel="icon" href="${FAVICON.path}" sizes="16x16 32x32" />
-        <link rel="icon" href="${LOGO.path}" type="image/svg+xml" />
-        <link rel="stylesheet" href="${STYLESHEET.path}" />
-        ${page.script === undefined ? false : html`<script src="${page.script.path}" defer></script>`}
-      </head>
-      <body>
-        <header class="site">
-          <div class="wrap">
-            <a class="brand" href="/"><img src="${LOGO.path}" alt="" width="28" height="28" />carmarket</a>
-            <nav class="main" aria-label="Main">
-              ${nav}<a class="button" href="/register" ${page.path === '/register' ? html` aria-current="page"` : false}
-                >Get a free key</a
-              >
-            </nav>
-          </div>
-        </header>
-        <main id="main">${page.main}</main>
-        <footer class="site">
-          <div class="wrap">
-            <nav aria-label="Machine-readable">
-              <a href="/docs">API reference</a>
-              <a href="/v1/openapi.json">OpenAPI document</a>
-              <a href="/docs#mcp">MCP</a>
-              <a href="/llms.txt">llms.txt</a>
-              <a href="/.well-known/ai-plugin.json">Plugin manifest</a>
-              <a href="/#legal">Terms</a>
-            </nav>
-            <p>
-              Aggregated statistics on the Polish used-car market. Valuations are statistical estimates, not offers to
-              buy or sell.
-            </p>
-          </div>
-        </footer>
-      </body>
-    </html> `.text
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title}</title>
+<meta name="description" content="${page.description}">
+<link rel="icon" href="${FAVICON.path}" sizes="16x16 32x32">
+<link rel="icon" href="${LOGO.path}" type="image/svg+xml">
+<link rel="stylesheet" href="${STYLESHEET.path}">
+${page.script === undefined ? false : html`<script src="${page.script.path}" defer></script>`}
+</head>
+<body>
+<header class="site"><div class="wrap">
+<a class="brand" href="/"><img src="${LOGO.path}" alt="" width="28" height="28">carmarket</a>
+<nav class="main" aria-label="Main">${nav}<a class="button" href="/register"${page.path === '/register' ? html` aria-current="page"` : false}>Get a free key</a></nav>
+</div></header>
+<main id="main">
+${page.main}
+</main>
+<footer class="site"><div class="wrap">
+<nav aria-label="Machine-readable">
+<a href="/docs">API reference</a>
+<a href="/v1/openapi.json">OpenAPI document</a>
+<a href="/docs#mcp">MCP</a>
+<a href="/llms.txt">llms.txt</a>
+<a href="/.well-known/ai-plugin.json">Plugin manifest</a>
+<a href="/#legal">Terms</a>
+</nav>
+<p>Aggregated statistics on the Polish used-car market. Valuations are statistical estimates, not offers to buy or sell.</p>
+</div></footer>
+</body>
+</html>
+`.text
 }

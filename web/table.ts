@@ -17,19 +17,9 @@ export function table(columns: readonly Column[], rows: readonly (readonly Cell[
   const numeric = (i: number) => (columns[i]?.numeric === true ? html` class="num"` : false)
   const label = (i: number) => (i > 0 ? html` data-label="${columns[i]!.label}"` : false)
   const row = (cells: readonly Cell[]) =>
-    html`<tr>
-      ${cells.map((cell, i) => html`<td${label(i)}${numeric(i)}>${cell}</td>`)}
-    </tr>`
-  return html`<div class="table">
-    <table>
-      <thead>
-        <tr>
-          ${columns.map((c, i) => html`<th scope="col" ${numeric(i)}>${c.label}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(row)}
-      </tbody>
-    </table>
-  </div>`
+    html`<tr>${cells.map((cell, i) => html`<td${label(i)}${numeric(i)}>${cell}</td>`)}</tr>`
+  return html`<div class="table"><table>
+<thead><tr>${columns.map((c, i) => html`<th scope="col"${numeric(i)}>${c.label}</th>`)}</tr></thead>
+<tbody>${rows.map(row)}</tbody>
+</table></div>`
 }
