@@ -31,7 +31,7 @@ t.test('--json: one line per run, appended to a JSON Lines log, for a failed run
   ]
   t.strictSame(
     runs.map((r) => r.code),
-    [0, 0, 1, 1],
+    [0, 0, 1, 2],
     'exit codes: a failure is non-zero',
   )
   for (const run of runs) appendFileSync(log, run.stdout)

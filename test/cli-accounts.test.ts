@@ -168,7 +168,7 @@ t.test('credits grant: --help marks --reference required, and a grant without on
   const created = await carmarket(['accounts', 'create', '--ledger', ledger, '--email', 'bez@example.pl', '--json'])
   const { account_id: id } = JSON.parse(created.stdout) as { account_id: string }
   const missing = await carmarket(['credits', 'grant', '--ledger', ledger, '--account', id, '--credits', '5'])
-  t.equal(missing.code, 1)
+  t.equal(missing.code, 2, 'a call without a required option is a usage error')
   t.equal(missing.stdout, '')
   t.match(missing.stderr, /^carmarket: .*--reference.*\n$/, 'one line naming the option')
   const shown = await carmarket(['accounts', 'show', '--ledger', ledger, '--account', id, '--json'])
