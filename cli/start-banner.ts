@@ -15,7 +15,7 @@ export function startBanner(publicUrl: string, ledger: string): string {
     `  register  ${url}/register`,
     '  a key for local calls (in another terminal, in this folder):',
     `    export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only${ledgerFlag})`,
-    `    curl -H "X-API-Key: $KEY" "${url}/v1/market/valuation?make=VW&model=Golf&year=2017"`,
+    `    curl -H "X-API-Key: \${KEY:?run the line above first}" "${url}/v1/market/valuation?make=VW&model=Golf&year=2017"`,
     '',
   ].join('\n')
 }
@@ -28,7 +28,10 @@ function withoutPassword(location: string): string {
   return url.href
 }
 
-/** `text` as one word for a POSIX shell: as it is when nothing in it is special, else single-quoted. */
+/**
+ * `text` as one word for a POSIX shell: as it is when nothing in it is special (a plain
+ * path reads best in a banner), else single-quoted as runtime/shell-word.ts quotes.
+ */
 function shellWord(text: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }

@@ -22,13 +22,16 @@ await ensureSampleSnapshot(snapshots, join(sampleDir, 'sample-listings.csv.gz'))
 
 const documented = documentationFiles().map((file) => ({ file, examples: examples(readDoc(file), file) }))
 
-/** `carmarket serve` on the sample with a ledger of its own, trusting 127.0.0.1's X-Forwarded-For. */
+/**
+ * `carmarket serve` on the sample with a ledger of its own, trusting 127.0.0.1's
+ * X-Forwarded-For; its links name the address `npm start` listens on, as the docs show them.
+ */
 async function serveSample(t: Test) {
   const ledger = freshDir(t)
   const outbox = join(ledger, 'outbox')
   const server = await spawnServe(t, [
     ...['--snapshots', snapshots, '--ledger', ledger, '--outbox', outbox],
-    ...['--trusted-proxy', '127.0.0.1', '--no-request-log'],
+    ...['--trusted-proxy', '127.0.0.1', '--no-request-log', '--public-url', 'http://127.0.0.1:8080'],
   ])
   return { base: `http://127.0.0.1:${server.port}`, ledger, outbox }
 }
