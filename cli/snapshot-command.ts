@@ -2,7 +2,7 @@ import { Command } from 'commander'
 import { OPERATIONS, type Manifest, type Operation } from '../format/schema.js'
 import { answer, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
-import { UsageError } from './handle-error.js'
+import { EnvironmentError, UsageError } from './handle-error.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
 import { pullCommand } from './pull-command.js'
 import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
@@ -98,11 +98,12 @@ function flagOf(flags: QueryFlags, parameter: string): string | undefined {
   }
 }
 
+/** The snapshot at `path`; one that is missing or refused is the machine's state, not a wrong call (exit 1). */
 export function openOrFail(path: string): Snapshot {
   try {
     return Snapshot.open(path)
   } catch (error) {
-    throw new UsageError(messageOf(error))
+    throw new EnvironmentError(messageOf(error))
   }
 }
 
