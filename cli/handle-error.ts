@@ -1,3 +1,4 @@
+import { messageOf } from '../format/message-of.js'
 import { BuildError } from '../build/build-error.js'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { ApiError } from '../query/api-error.js'
@@ -13,7 +14,7 @@ export class UsageError extends Error {
  * (a UsageError's is `invalid_option`), `unexpected` for a bug.
  */
 export function failureOf(error: unknown): { readonly code: string; readonly message: string } {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   if (error instanceof BuildError || error instanceof LedgerError || error instanceof ApiError) {
     return { code: error.code, message }
   }
