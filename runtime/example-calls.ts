@@ -3,9 +3,16 @@ import { ApiError } from '../query/api-error.js'
 import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { withCredits } from './metered-call.js'
-import { EXAMPLE_QUERY } from './openapi.js'
 import { parseQuery } from './query-string.js'
 import { dataBody, errorBody } from './send.js'
+
+/**
+ * The required parameters of every market operation, at the values of the examples (a
+ * model-year any real market holds), and the first call the key e-mail shows.
+ */
+export const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
+/** The query of the example request of each market operation, which the document and the pages show. */
+export const EXAMPLE_QUERY = new URLSearchParams({ ...EXAMPLE_VEHICLE, year: String(EXAMPLE_VEHICLE.year) }).toString()
 
 /** A request shown as an example, and what the served snapshot answers to it. */
 export interface ExampleCall {

@@ -1,6 +1,6 @@
 import { OPERATION_SPECS } from '../query/operations.js'
 import type { Mail } from './mailer.js'
-import { EXAMPLE_VEHICLE } from './openapi.js'
+import { EXAMPLE_VEHICLE } from './example-calls.js'
 import { shellWord } from './shell-word.js'
 
 /**

@@ -7,7 +7,7 @@ import { MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
 import { DEMO_QUOTA, OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
-import type { ExampleCall, ExampleCalls } from './example-calls.js'
+import { EXAMPLE_VEHICLE, type ExampleCall, type ExampleCalls } from './example-calls.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
 import { FAILED_CALL_ENTRIES_PER_DAY } from '../ledger/types.js'
 import { USAGE_LIMIT } from './usage-limit.js'
@@ -30,14 +30,6 @@ const enumerated = <T extends string>(vocabulary: Vocabulary<T>): Schema => ({
   enum: [...vocabulary.canonical, ...vocabulary.canonical.flatMap((c) => vocabulary.aliases[c])],
   maxLength: MAX_VALUE_LENGTH,
 })
-
-/**
- * The required parameters of every market operation, at the values of the examples (a
- * model-year any real market holds), and the first call the key e-mail shows.
- */
-export const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
-/** The query of the example request of each market operation, which the document and the pages show. */
-export const EXAMPLE_QUERY = new URLSearchParams({ ...EXAMPLE_VEHICLE, year: String(EXAMPLE_VEHICLE.year) }).toString()
 
 const PARAMETERS: Record<string, Schema> = {
   make: {
