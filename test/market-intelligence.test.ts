@@ -32,6 +32,15 @@ const golf2018 = rows(1001, () => ({
   price: 30_000 + Math.round(next() * 40_000),
   mileage_km: 10_000 + Math.round(next() * 150_000),
 }))
+/**
+ * Caddy 2017: 40 listings priced at half a złoty but the cheapest, 30,000 exactly: the interval's ends round half away
+ * from zero, and asking 30,000 sits at 100 x 0.5 / 40 = 1.25, which rounds to 1.3.
+ */
+const caddy = rows(40, (i) => ({
+  model: 'Caddy',
+  price: i === 0 ? 30_000 : 30_000.5 + i * 250,
+  mileage_km: 200_000 - i * 3_000 + Math.round(next() * 20_000),
+}))
 /** Passat 2016: every price and every mileage the same. */
 const passat = rows(15, () => ({ model: 'Passat', year: 2016, price: 45_000, mileage_km: 150_000 }))
 /** Tiguan 2019: 17 known mileages of 20; of its 12 Diesels only 9 are known. */
@@ -78,6 +87,17 @@ const BMW: [string, number, number][] = [
 const bmw = BMW.flatMap(([model, year, n]) =>
   rows(n, () => ({ make: 'BMW', model, year, price: 40_000 + (year - 2015) * 9_000 + Math.round(next() * 12_000) })),
 )
+/**
+ * Fox: 10 listings a year, 2008 to 2011, with medians of 100.5, 106.5, 152.5 and 195.5: the trend of these is 26.6 % a
+ * year, of the medians rounded (101, 107, 153, 196) 26.4 %.
+ */
+const fox = [100.5, 106.5, 152.5, 195.5].flatMap((median, y) =>
+  rows(10, (i) => ({
+    model: 'Fox',
+    year: 2008 + y,
+    price: i < 5 ? Math.max(100, median - 0.5 - 3 * i) : median + 0.5 + 3 * (i - 5),
+  })),
+)
 /** Makes with equal counts (MG before Maserati in code-point order) and small Volkswagen models. */
 const others = [
   ...rows(7, () => ({ make: 'Audi', model: 'A4' })),
@@ -96,6 +116,8 @@ const MARKET: Row[] = [
   ...tiguan,
   ...bmw,
   ...touran,
+  ...caddy,
+  ...fox,
   ...others,
 ]
 
@@ -128,6 +150,7 @@ const golf: Ask = { make: 'Volkswagen', models: ['Golf'], year: 2017 }
 const poloKey: Ask = { make: 'Volkswagen', models: ['Polo'], year: 2017 }
 const passatKey: Ask = { make: 'Volkswagen', models: ['Passat'], year: 2016 }
 const tiguanKey: Ask = { make: 'Volkswagen', models: ['Tiguan'], year: 2019 }
+const caddyKey: Ask = { make: 'Volkswagen', models: ['Caddy'], year: 2017 }
 
 /** Every valuation case: a name, the listings asked about, the asking prices tried on it. */
 const VALUATIONS: [string, Ask, number[]][] = [
@@ -140,6 +163,8 @@ const VALUATIONS: [string, Ask, number[]][] = [
   ['Golf 2017, Benzyna around 80,000 km', { ...golf, fuel_type: 'Benzyna', mileage: 80_000 }, [88_000, 100_000]],
   ['Golf 2017, automatic around 200,000 km', { ...golf, gearbox: 'Automatyczna', mileage: 200_000 }, [70_000, 76_000]],
   ['Golf 2018, n = 1,001', { ...golf, year: 2018 }, [40_000, 50_000, 60_000]],
+  ['Caddy 2017, prices of half a złoty', caddyKey, [30_000, 30_001, 35_000]],
+  ['Caddy 2017 around 150,000 km', { ...caddyKey, mileage: 150_000 }, [30_000, 36_000]],
   ['Passat 2016, every price and mileage equal', passatKey, [45_000, 44_999, 45_001]],
   ['Passat 2016 at its one mileage', { ...passatKey, mileage: 150_000 }, [45_000]],
   ['Tiguan 2019, 17 known mileages of 20', tiguanKey, [100_000]],
@@ -226,6 +251,26 @@ t.test('the DuckDB reference agrees with the figures worked out by hand', async 
     'BMW 3 Series: the pooled years',
   )
   t.equal((await duck.depreciation('BMW', ['Seria 3'])).annual_change_pct, null, 'two points')
+  t.strictSame(
+    await duck.depreciation('Volkswagen', ['Fox']),
+    {
+      curve: [
+        { year: 2008, median: 101, sample_size: 10 },
+        { year: 2009, median: 107, sample_size: 10 },
+        { year: 2010, median: 153, sample_size: 10 },
+        { year: 2011, median: 196, sample_size: 10 },
+      ],
+      annual_change_pct: 26.6,
+    },
+    'Fox: medians rounded half away from zero, the trend from the unrounded ones',
+  )
+  const caddyInterval = await duck.confidence(caddyKey)
+  t.equal(caddyInterval.median_low % 250, 1, 'Caddy: x(k) of half a złoty rounds up')
+  t.strictSame(
+    await duck.askingPrice(caddyKey, 30_000),
+    { price: 30_000, percentile: 1.3, verdict: 'below_market' },
+    'Caddy: 1.25 rounds half away from zero',
+  )
 })
 
 t.test('valuation: confidence, mileage effect, adjusted value and asking price against DuckDB', async (t) => {
@@ -359,6 +404,7 @@ const DEPRECIATION: [string, string, string, string[], string | undefined][] = [
   ['Octavia Diesel: three years reach 10', 'Skoda', 'Octavia', ['Octavia'], 'Diesel'],
   ['BMW 3 Series: Seria 3 and 3GT pooled', 'BMW', '3 Series', ['Seria 3', '3GT'], undefined],
   ['BMW Seria 3 alone: two points', 'BMW', 'Seria 3', ['Seria 3'], undefined],
+  ['Fox: the trend of the unrounded medians', 'Volkswagen', 'Fox', ['Fox'], undefined],
   ['Golf: two points', 'Volkswagen', 'Golf', ['Golf'], undefined],
   ['Golf Diesel', 'Volkswagen', 'Golf', ['Golf'], 'Diesel'],
 ]
