@@ -68,17 +68,15 @@ export class NameResolver {
     }
   }
 
+  /** A make alone (the catalogue's models of a make); throws as `resolve` does. */
+  resolveMake(make: string): { readonly make: string; readonly matchType: MatchType } {
+    const match = this.findMake(make)
+    return { make: match.value.entry.name, matchType: match.match }
+  }
+
   /** Throws INSUFFICIENT_DATA, with close canonical names, when a name resolves to nothing. */
   resolve(make: string, model: string): Resolution {
-    const makeMatch = this.lookup(make, this.exact, this.normalized, this.aliases, this.fuzzy)
-    if (makeMatch === undefined) {
-      throw new ApiError('INSUFFICIENT_DATA', `No make in the data matches "${make}".`, {
-        suggestions: suggest(
-          normalize(make),
-          this.fuzzy.map((f) => f.value.entry.name),
-        ),
-      })
-    }
+    const makeMatch = this.findMake(make)
     const tables = makeMatch.value
     const makes = [tables.entry.name]
     const modelMatch = this.lookup(model, tables.exact, tables.normalized, tables.aliases, undefined)
@@ -99,6 +97,17 @@ export class NameResolver {
         ...tables.entry.models.map((m) => m.name),
         ...tables.entry.families.map((f) => f.name),
       ]),
+    })
+  }
+
+  private findMake(make: string): Candidate<MakeTables> {
+    const match = this.lookup(make, this.exact, this.normalized, this.aliases, this.fuzzy)
+    if (match !== undefined) return match
+    throw new ApiError('INSUFFICIENT_DATA', `No make in the data matches "${make}".`, {
+      suggestions: suggest(
+        normalize(make),
+        this.fuzzy.map((f) => f.value.entry.name),
+      ),
     })
   }
 
