@@ -261,8 +261,11 @@ class Scratch {
   /** Room for the price lists of every fuel/gearbox filter (each listing is in at most three), and their mileages. */
   lists = new Float64Array(0)
   mileages = new Int32Array(0)
+  /** ln(price) beside each price of `lists` with a known mileage: the fits need it, and each listing is in up to four. */
+  logs = new Float64Array(0)
   /** A filter's listings with a known mileage, for its fit. */
   private fitPrice = new Float64Array(0)
+  private fitLog = new Float64Array(0)
   private fitMileage = new Int32Array(0)
   private fitScratch = new Float64Array(0)
   readonly sums = new Sums()
@@ -280,7 +283,9 @@ class Scratch {
       this.byPrice = new Uint32Array(size)
       this.lists = new Float64Array(size * 4)
       this.mileages = new Int32Array(size * 4)
+      this.logs = new Float64Array(size * 4)
       this.fitPrice = new Float64Array(size)
+      this.fitLog = new Float64Array(size)
       this.fitMileage = new Int32Array(size)
       this.fitScratch = new Float64Array(size)
     }
@@ -288,19 +293,22 @@ class Scratch {
     return this
   }
 
-  /** The figures of the ascending prices lists[from, to): the spec's, the median's interval and the mileage fit. */
+  /**
+   * The figures of the ascending prices lists[from, to): the spec's, the median's interval and the mileage fit.
+   */
   figures(from: number, to: number): ValuationFigures {
     const prices = this.lists.subarray(from, to)
     let known = 0
     for (let i = from; i < to; i++) {
       if (this.mileages[i]! < 0) continue
       this.fitPrice[known] = this.lists[i]!
+      this.fitLog[known] = this.logs[i]!
       this.fitMileage[known++] = this.mileages[i]!
     }
     return {
       ...priceFigures(prices),
       confidence: confidenceOf(prices),
-      fit: fitMileage(this.fitPrice, this.fitMileage, known, this.fitScratch),
+      fit: fitMileage(this.fitPrice, this.fitLog, this.fitMileage, known, this.fitScratch),
     }
   }
 
@@ -349,18 +357,20 @@ function valuationFigures(local: Scratch, byPrice: Uint32Array) {
     offset += counts[c]!
   }
   const fill = start.slice()
-  const { lists, mileages } = local
+  const { lists, mileages, logs } = local
   for (let k = 0; k < n; k++) {
     const i = byPrice[k]!
     const f = local.fuel[i]!
     const g = local.gearbox[i]!
     const p = local.price[i]!
     const m = local.mileage[i]!
+    const lp = m >= 0 ? Math.log(p) : 0
     lists[k] = p
     mileages[k] = m
-    if (f !== UNKNOWN) push(local, fill, comboSlot(f, UNKNOWN), p, m)
-    if (g !== UNKNOWN) push(local, fill, comboSlot(UNKNOWN, g), p, m)
-    if (f !== UNKNOWN && g !== UNKNOWN) push(local, fill, comboSlot(f, g), p, m)
+    logs[k] = lp
+    if (f !== UNKNOWN) push(local, fill, comboSlot(f, UNKNOWN), p, m, lp)
+    if (g !== UNKNOWN) push(local, fill, comboSlot(UNKNOWN, g), p, m, lp)
+    if (f !== UNKNOWN && g !== UNKNOWN) push(local, fill, comboSlot(f, g), p, m, lp)
   }
   const all = local.figures(0, n)
   const fits: SelectedFit[] = []
@@ -397,10 +407,13 @@ function valuationFigures(local: Scratch, byPrice: Uint32Array) {
   return { all, filtered, columns, medians }
 }
 
-function push(local: Scratch, fill: Int32Array, slot: number, p: number, m: number): void {
-  if (fill[slot]! < 0) return
-  local.mileages[fill[slot]!] = m
-  local.lists[fill[slot]!++] = p
+function push(local: Scratch, fill: Int32Array, slot: number, p: number, m: number, lp: number): void {
+  const at = fill[slot]!
+  if (at < 0) return
+  local.lists[at] = p
+  local.mileages[at] = m
+  local.logs[at] = lp
+  fill[slot] = at + 1
 }
 
 interface SumsBy {

@@ -23,11 +23,13 @@ export interface MileageFit {
 }
 
 /**
- * The fit over `size` listings (prices and known mileages), or null with fewer than
- * MIN_LISTINGS or when every mileage is the same. `scratch` holds at least `size` numbers.
+ * The fit over `size` listings (prices, their natural logarithms and known mileages), or
+ * null with fewer than MIN_LISTINGS or when every mileage is the same. `scratch` holds at
+ * least `size` numbers.
  */
 export function fitMileage(
   price: ArrayLike<number>,
+  logPrice: ArrayLike<number>,
   mileage: ArrayLike<number>,
   size: number,
   scratch: Float64Array,
@@ -38,7 +40,7 @@ export function fitMileage(
   let same = true
   for (let i = 0; i < size; i++) {
     sumX += mileage[i]!
-    sumY += Math.log(price[i]!)
+    sumY += logPrice[i]!
     if (mileage[i] !== mileage[0]) same = false
   }
   if (same) return null
@@ -49,16 +51,33 @@ export function fitMileage(
   let sxx = 0
   for (let i = 0; i < size; i++) {
     const dx = mileage[i]! - meanX
-    sxy += dx * (Math.log(price[i]!) - meanY)
+    sxy += dx * (logPrice[i]! - meanY)
     sxx += dx * dx
   }
   const slope = sxy / sxx
-  // ln p' - b m: the moved order as numbers a native sort orders.
+  // ln p' - b m: the moved order as numbers; the middle one or two are selected, not sorted.
   const moved = scratch.subarray(0, size)
-  for (let i = 0; i < size; i++) moved[i] = Math.log(price[i]!) - slope * mileage[i]!
-  const order = moved.slice().sort()
-  const low = moved.indexOf(order[(size - 1) >> 1]!)
-  const high = moved.indexOf(order[size >> 1]!)
+  for (let i = 0; i < size; i++) moved[i] = logPrice[i]! - slope * mileage[i]!
+  const lowRank = (size - 1) >> 1
+  let low = -1
+  let high = -1
+  const lowValue = selectRank(moved.slice(), lowRank)
+  let highValue = lowValue
+  if (size % 2 === 0) {
+    // The next rank up: the least value above the lower middle, or an equal one counted past it.
+    let below = 0
+    highValue = Infinity
+    for (let i = 0; i < size; i++) {
+      if (moved[i]! <= lowValue) below++
+      else if (moved[i]! < highValue) highValue = moved[i]!
+    }
+    if (below > lowRank + 1) highValue = lowValue
+  }
+  for (let i = 0; i < size && (low < 0 || high < 0); i++) {
+    if (low < 0 && moved[i] === lowValue) low = i
+    else if (high < 0 && moved[i] === highValue) high = i
+  }
+  if (high < 0) high = low
   return {
     slope,
     size,
@@ -67,6 +86,30 @@ export function fitMileage(
     highPrice: price[high]!,
     highMileage: mileage[high]!,
   }
+}
+
+/** The value of rank k (0-based) of `values`, which it reorders: Hoare's selection, O(n) on average. */
+function selectRank(values: Float64Array, k: number): number {
+  let left = 0
+  let right = values.length - 1
+  while (left < right) {
+    const pivot = values[(left + right) >>> 1]!
+    let i = left
+    let j = right
+    while (i <= j) {
+      while (values[i]! < pivot) i++
+      while (values[j]! > pivot) j--
+      if (i <= j) {
+        const t = values[i]!
+        values[i++] = values[j]!
+        values[j--] = t
+      }
+    }
+    if (k <= j) right = j
+    else if (k >= i) left = i
+    else return values[k]!
+  }
+  return values[k]!
 }
 
 /** 5.2's pct_per_10000_km: the price change per 10,000 km more, in per cent, one decimal. */
