@@ -1,5 +1,6 @@
 import type { NameIndex, Target } from '../format/schema.js'
 import type { CanonicalNames } from './name-mapping.js'
+import type { ModelListings } from './statistics.js'
 
 /** One model, or a family pooling several, and the years it has listings in. */
 export interface PlannedTarget {
@@ -14,11 +15,11 @@ export interface PlannedTarget {
  * family of two or more models with listings. A family of one model answers with that
  * model's key (the runtime knows), so it gets none of its own.
  */
-export function planKeys(names: CanonicalNames, modelYears: ReadonlyMap<number, readonly number[]>, index: NameIndex) {
+export function planKeys(names: CanonicalNames, modelYears: ReadonlyMap<number, ModelListings>, index: NameIndex) {
   const targets: PlannedTarget[] = names.models.map((m, i) => ({
     target: { kind: 'model', make: names.makes[m.make]!, name: m.name },
     models: [i],
-    years: modelYears.get(i)!,
+    years: modelYears.get(i)!.years,
   }))
   const modelNumber = new Map(names.models.map((m, i) => [`${names.makes[m.make]}\u0000${m.name}`, i]))
   let families = 0

@@ -1,7 +1,8 @@
 import { normalize } from '../format/normalize.js'
-import type { FamilyNames, MakeNames, NameIndex } from '../format/schema.js'
+import type { FamilyNames, MakeNames, ModelNames, NameIndex } from '../format/schema.js'
 import type { AliasMake, AliasTable } from './alias-table.js'
 import type { Spellings } from './listing-store.js'
+import type { ModelListings } from './statistics.js'
 
 /** Where each spelling of the export went, and the canonical names that came out. */
 export interface CanonicalNames {
@@ -140,7 +141,7 @@ class Canonicalizer {
  */
 export function nameIndex(
   names: CanonicalNames,
-  years: ReadonlyMap<number, readonly number[]>,
+  listings: ReadonlyMap<number, ModelListings>,
   table: AliasTable,
 ): NameIndex {
   const tableMakes = new Map(table.makes.map((m) => [normalize(m.name), m]))
@@ -149,7 +150,7 @@ export function nameIndex(
     const models = names.models
       .map((m, index) => ({ ...m, index }))
       .filter((m) => m.make === makeIndex)
-      .map((m) => ({ name: m.name, years: years.get(m.index) ?? [] }))
+      .map((m): ModelNames => ({ name: m.name, ...listings.get(m.index)! }))
       .sort((a, b) => a.name.localeCompare(b.name, 'pl'))
     const byName = new Map(models.map((m) => [m.name, m]))
     const modelAliases: [string, string][] = []

@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { renderAnswer } from '../format/rendered.js'
-import { OPERATIONS, type Target } from '../format/schema.js'
+import { KEY_OPERATIONS, type Target } from '../format/schema.js'
 import { BuildError } from './build-error.js'
-import { StatisticsBuilder, type GroupedRows, type KeyStatistics } from './statistics.js'
+import { StatisticsBuilder, type GroupedRows, type KeyStatistics, type YearMedian } from './statistics.js'
 
 /** One key to compute: a model or family, the canonical models it pools, a production year. */
 export interface KeyJob {
@@ -12,12 +12,14 @@ export interface KeyJob {
   readonly year: number
 }
 
-/** A key as the snapshot stores it: its five answers rendered (in OPERATIONS order) and its columns. */
+/** A key as the snapshot stores it: its answers rendered (in KEY_OPERATIONS order), its columns and its medians. */
 export interface RenderedKey {
   readonly target: Target
   readonly year: number
   readonly answers: readonly Uint8Array[]
   readonly columns: Uint8Array | undefined
+  /** For its model's or family's depreciation, which the writer assembles once every year is in. */
+  readonly medians: readonly YearMedian[]
 }
 
 /** What a statistics worker is started with. */
@@ -41,8 +43,9 @@ export function renderKey(key: KeyStatistics): RenderedKey {
   return {
     target: key.target,
     year: key.year,
-    answers: OPERATIONS.map((operation) => renderAnswer(operation, key.records[operation])),
+    answers: KEY_OPERATIONS.map((operation) => renderAnswer(operation, key.records[operation])),
     columns: key.columns,
+    medians: key.medians,
   }
 }
 

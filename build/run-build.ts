@@ -118,9 +118,9 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     for (let i = 0; i < store.length; i++) model[i] = state[i] === KEPT ? names.modelOf[store.modelSpelling[i]!]! : -1
     const rows = groupRows(store, model, names.models.length, asOf)
     const statistics = new StatisticsBuilder(rows)
-    const modelYears = new Map(names.models.map((_, i) => [i, statistics.yearsOf(i)]))
-    const index = nameIndex(names, modelYears, table)
-    const plan = planKeys(names, modelYears, index)
+    const modelListings = new Map(names.models.map((_, i) => [i, statistics.listingsOf(i)]))
+    const index = nameIndex(names, modelListings, table)
+    const plan = planKeys(names, modelListings, index)
     const jobs = plan.targets.flatMap((t) => t.years.map((year) => ({ target: t.target, models: t.models, year })))
 
     const buildId = newBuildId()

@@ -5,8 +5,9 @@ import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
   MANIFEST_FILE,
+  ALL_YEARS,
+  KEY_OPERATIONS,
   META_DB,
-  OPERATIONS,
   SNAPSHOT_FILE,
   answerKey,
   statKey,
@@ -17,7 +18,9 @@ import {
 import { lmdbExtent } from '../format/lmdb-file.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { Snapshot } from '../query/snapshot.js'
+import { renderAnswer } from '../format/rendered.js'
 import { BuildError } from './build-error.js'
+import { DepreciationCurves } from './depreciation.js'
 import type { RenderedKey } from './parallel-statistics.js'
 import { messageOf } from '../format/message-of.js'
 
@@ -46,13 +49,17 @@ export async function writeSnapshot(
     const answers = root.openDB(ANSWERS_OPTIONS)
     const columns = root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
     let written = 0
+    const curves = new DepreciationCurves()
     for await (const key of keys) {
-      OPERATIONS.forEach(
+      KEY_OPERATIONS.forEach(
         (operation, i) => void answers.put(answerKey(key.target, key.year, operation), key.answers[i]!),
       )
       if (key.columns !== undefined) void columns.put(statKey(key.target, key.year), key.columns)
+      curves.add(key.target, key.year, key.medians)
       if (++written % 256 === 0) onProgress(written, totalKeys)
     }
+    for (const [target, record] of curves.records())
+      void answers.put(answerKey(target, ALL_YEARS, 'depreciation'), renderAnswer('depreciation', record))
     manifest = manifestOf(written)
     void meta.put('names', names)
     const done = meta.put('manifest', manifest)
@@ -74,7 +81,7 @@ export async function writeSnapshot(
  * Re-opens a written snapshot (built here, or pulled) read-only, through the reader the
  * runtime uses, and checks that it is of build `buildId` and as the runtime checks a
  * snapshot before serving it: the files match the digests of manifest.json, the
- * manifest and the name index decode, every key has its five answers, and answers
+ * manifest and the name index decode, every key has its answers, and answers
  * spread over the whole key range are consistent JSON in every variant.
  */
 export async function verifySnapshot(dir: string, buildId: string): Promise<void> {

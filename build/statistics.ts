@@ -1,15 +1,19 @@
-import { allocateColumns } from '../format/columns.js'
-import { percentDiff, percentile, priceFigures, roundHalfAway } from '../format/figures.js'
+import { allocateColumns, type SelectedFit } from '../format/columns.js'
+import { confidenceOf, percentDiff, percentile, priceFigures, roundHalfAway } from '../format/figures.js'
+import { fitMileage } from '../format/mileage-fit.js'
+import { filterSelector } from '../format/rendered.js'
 import {
   DETECTION_DELAY_DAYS,
   HISTORY_MONTHS,
   MIN_LISTINGS,
   type AnswerRecords,
   type FactorEntry,
+  type ModelNames,
   type FilteredFigures,
   type FactorSide,
   type RegionEntry,
   type Target,
+  type ValuationFigures,
 } from '../format/schema.js'
 import { monthLabel, monthOfDay } from '../format/calendar.js'
 import { FUEL_TYPES, GEARBOXES, UNKNOWN, VOIVODESHIPS } from '../format/vocabulary.js'
@@ -19,9 +23,23 @@ import type { ListingStore } from './listing-store.js'
 export interface KeyStatistics {
   readonly target: Target
   readonly year: number
-  readonly records: AnswerRecords
-  /** Packed listings with a known mileage (format/columns.ts), when there are enough to filter. */
+  readonly records: Omit<AnswerRecords, 'depreciation'>
+  /** Packed listings and mileage fits (format/columns.ts), when there are enough listings for any figure. */
   readonly columns: Uint8Array | undefined
+  /** The year's median over every fuel and per fuel, where there are enough listings. */
+  readonly medians: readonly YearMedian[]
+}
+
+/** A canonical model's production years with listings, its listings, and the years with enough for figures. */
+export type ModelListings = Omit<ModelNames, 'name'>
+
+/** A median of one production year, for a depreciation curve (contract 5.5). */
+export interface YearMedian {
+  /** A fuel code, or UNKNOWN for any fuel. */
+  readonly fuel: number
+  /** Unrounded; null below MIN_LISTINGS. */
+  readonly median: number | null
+  readonly sample_size: number
 }
 
 const collator = new Intl.Collator('pl')
@@ -123,14 +141,19 @@ export class StatisticsBuilder {
     this.months = rows.months
   }
 
-  /** Years with listings of a canonical model, ascending. */
-  yearsOf(model: number): number[] {
+  /** What the name index and the catalogue tell of a canonical model: its years and listings. */
+  listingsOf(model: number): ModelListings {
     const years: number[] = []
+    const figureYears: number[] = []
+    let listings = 0
     for (let y = 0; y < this.span; y++) {
       const k = model * this.span + y
-      if (this.starts[k + 1]! > this.starts[k]!) years.push(this.minYear + y)
+      const count = this.starts[k + 1]! - this.starts[k]!
+      listings += count
+      if (count > 0) years.push(this.minYear + y)
+      if (count >= MIN_LISTINGS) figureYears.push(this.minYear + y)
     }
-    return years
+    return { years, listings, figure_years: figureYears }
   }
 
   /** Statistics of a target (a model, or a family pooling several) in one year. */
@@ -143,7 +166,6 @@ export class StatisticsBuilder {
     const sums = local.sums
     let i = 0
     let closed = 0
-    let withMileage = 0
     // One pass gathers the key's own columns and every sum and count the five records need.
     for (const m of models) {
       const k = m * this.span + y
@@ -173,15 +195,15 @@ export class StatisticsBuilder {
         const month = this.monthOfDay(firstSeen) - this.firstMonth
         if (month >= 0 && month < HISTORY_MONTHS) sums.add(sums.month, month, p)
         if (codes[r * CODES + ACTIVE] === 0) local.spans[closed++] = numbers[r * NUMBERS + LAST_SEEN]! - firstSeen
-        if (mileage >= 0) withMileage++
       }
     }
     const byPrice = local.orderByPrice(n)
-    const { all, filtered, columns } = valuationFigures(local, byPrice, withMileage)
+    const { all, filtered, columns, medians } = valuationFigures(local, byPrice)
     return {
       target,
       year,
       columns,
+      medians,
       records: {
         valuation: { all, filtered },
         'price-history': {
@@ -236,8 +258,16 @@ class Scratch {
   private sorted = new Float64Array(0)
   private placed = new Uint32Array(0)
   private byPrice = new Uint32Array(0)
-  /** Room for the price lists of every fuel/gearbox filter (each listing is in at most three). */
+  /** Room for the price lists of every fuel/gearbox filter (each listing is in at most three), and their mileages. */
   lists = new Float64Array(0)
+  mileages = new Int32Array(0)
+  /** ln(price) beside each price of `lists` with a known mileage: the fits need it, and each listing is in up to four. */
+  logs = new Float64Array(0)
+  /** A filter's listings with a known mileage, for its fit. */
+  private fitPrice = new Float64Array(0)
+  private fitLog = new Float64Array(0)
+  private fitMileage = new Int32Array(0)
+  private fitScratch = new Float64Array(0)
   readonly sums = new Sums()
 
   forKey(n: number): this {
@@ -252,9 +282,34 @@ class Scratch {
       this.placed = new Uint32Array(size)
       this.byPrice = new Uint32Array(size)
       this.lists = new Float64Array(size * 4)
+      this.mileages = new Int32Array(size * 4)
+      this.logs = new Float64Array(size * 4)
+      this.fitPrice = new Float64Array(size)
+      this.fitLog = new Float64Array(size)
+      this.fitMileage = new Int32Array(size)
+      this.fitScratch = new Float64Array(size)
     }
     this.sums.clear()
     return this
+  }
+
+  /**
+   * The figures of the ascending prices lists[from, to): the spec's, the median's interval and the mileage fit.
+   */
+  figures(from: number, to: number): ValuationFigures {
+    const prices = this.lists.subarray(from, to)
+    let known = 0
+    for (let i = from; i < to; i++) {
+      if (this.mileages[i]! < 0) continue
+      this.fitPrice[known] = this.lists[i]!
+      this.fitLog[known] = this.logs[i]!
+      this.fitMileage[known++] = this.mileages[i]!
+    }
+    return {
+      ...priceFigures(prices),
+      confidence: confidenceOf(prices),
+      fit: fitMileage(this.fitPrice, this.fitLog, this.fitMileage, known, this.fitScratch),
+    }
   }
 
   /**
@@ -285,13 +340,14 @@ class Scratch {
 
 /**
  * The key's figures, those of every fuel/gearbox filter with enough listings (so those
- * answers are a look-up) and the packed columns a mileage window is computed from.
- * Walking the key in price order makes every gathered price list sorted already.
+ * answers are a look-up), their mileage fits, and the packed columns the answers that
+ * depend on a request's numbers are computed from. Walking the key in price order makes
+ * every gathered price list sorted already.
  */
-function valuationFigures(local: Scratch, byPrice: Uint32Array, withMileage: number) {
+function valuationFigures(local: Scratch, byPrice: Uint32Array) {
   const counts = local.sums.combos
-  // Each filter's prices get a stretch of local.lists: [start, start + count); the
-  // whole key's prices come first.
+  // Each filter's prices (and mileages, -1 unknown) get a stretch of local.lists:
+  // [start, start + count); the whole key's come first.
   const n = byPrice.length
   const start = new Int32Array(COMBOS).fill(-1)
   let offset = n
@@ -301,41 +357,63 @@ function valuationFigures(local: Scratch, byPrice: Uint32Array, withMileage: num
     offset += counts[c]!
   }
   const fill = start.slice()
-  const lists = local.lists
-  const packed = withMileage >= MIN_LISTINGS ? allocateColumns(withMileage) : undefined
-  let at = 0
+  const { lists, mileages, logs } = local
   for (let k = 0; k < n; k++) {
     const i = byPrice[k]!
     const f = local.fuel[i]!
     const g = local.gearbox[i]!
     const p = local.price[i]!
+    const m = local.mileage[i]!
+    const lp = m >= 0 ? Math.log(p) : 0
     lists[k] = p
-    if (f !== UNKNOWN) push(lists, fill, comboSlot(f, UNKNOWN), p)
-    if (g !== UNKNOWN) push(lists, fill, comboSlot(UNKNOWN, g), p)
-    if (f !== UNKNOWN && g !== UNKNOWN) push(lists, fill, comboSlot(f, g), p)
-    if (packed !== undefined && local.mileage[i]! >= 0) {
-      packed.columns.price[at] = p
-      packed.columns.mileage[at] = local.mileage[i]!
-      packed.columns.fuel[at] = f
-      packed.columns.gearbox[at] = g
-      at++
-    }
+    mileages[k] = m
+    logs[k] = lp
+    if (f !== UNKNOWN) push(local, fill, comboSlot(f, UNKNOWN), p, m, lp)
+    if (g !== UNKNOWN) push(local, fill, comboSlot(UNKNOWN, g), p, m, lp)
+    if (f !== UNKNOWN && g !== UNKNOWN) push(local, fill, comboSlot(f, g), p, m, lp)
   }
+  const all = local.figures(0, n)
+  const fits: SelectedFit[] = []
+  if (all.fit !== null) fits.push({ selector: filterSelector(UNKNOWN, UNKNOWN), fit: all.fit })
   const filtered: FilteredFigures[] = []
   for (let c = 0; c < COMBOS; c++) {
     if (counts[c] === 0) continue
-    filtered.push({
-      fuel: comboFuel(c),
-      gearbox: comboGearbox(c),
-      sample_size: counts[c]!,
-      figures: start[c]! >= 0 ? priceFigures(lists.subarray(start[c]!, fill[c]!)) : null,
-    })
+    const fuel = comboFuel(c)
+    const gearbox = comboGearbox(c)
+    const figures = start[c]! >= 0 ? local.figures(start[c]!, fill[c]!) : null
+    if (figures?.fit != null) fits.push({ selector: filterSelector(fuel, gearbox), fit: figures.fit })
+    filtered.push({ fuel, gearbox, sample_size: counts[c]!, figures })
   }
-  return { all: priceFigures(lists.subarray(0, n)), filtered, columns: packed?.bytes }
+  let columns: Uint8Array | undefined
+  if (n >= MIN_LISTINGS) {
+    const packed = allocateColumns(n, fits)
+    for (let k = 0; k < n; k++) {
+      const i = byPrice[k]!
+      packed.columns.price[k] = local.price[i]!
+      packed.columns.mileage[k] = local.mileage[i]!
+      packed.columns.fuel[k] = local.fuel[i]!
+      packed.columns.gearbox[k] = local.gearbox[i]!
+    }
+    columns = packed.bytes
+  }
+  // Depreciation (contract 5.5) needs each year's median over every fuel and per fuel, unrounded.
+  const medianOf = (from: number, to: number) =>
+    to - from >= MIN_LISTINGS ? percentile(lists.subarray(from, to), 0.5) : null
+  const medians: YearMedian[] = [{ fuel: UNKNOWN, median: medianOf(0, n), sample_size: n }]
+  for (let f = 0; f < FUEL_TYPES.length; f++) {
+    const c = comboSlot(f, UNKNOWN)
+    if (counts[c]! > 0) medians.push({ fuel: f, median: medianOf(start[c]!, fill[c]!), sample_size: counts[c]! })
+  }
+  return { all, filtered, columns, medians }
 }
 
-function push(lists: Float64Array, fill: Int32Array, slot: number, p: number): void {
-  if (fill[slot]! >= 0) lists[fill[slot]!++] = p
+function push(local: Scratch, fill: Int32Array, slot: number, p: number, m: number, lp: number): void {
+  const at = fill[slot]!
+  if (at < 0) return
+  local.lists[at] = p
+  local.mileages[at] = m
+  local.logs[at] = lp
+  fill[slot] = at + 1
 }
 
 interface SumsBy {

@@ -37,34 +37,45 @@ interface QueryFlags {
   fuelType?: string
   gearbox?: string
   mileage?: string
+  askingPrice?: string
   months?: string
 }
 
+/** The free catalogue questions `query` answers beside the market operations. */
+const CATALOG = ['makes', 'models'] as const
+
 const query = new Command('query')
   .description('answer a market question offline, printing the JSON envelope the HTTP API returns')
-  .argument('<operation>', OPERATIONS.join('|'))
+  .argument('<operation>', [...OPERATIONS, ...CATALOG].join('|'))
   .option(
     '-s, --snapshots <dir>',
     'snapshots folder, or one snapshot folder (env CARMARKET_SNAPSHOTS)',
     DEFAULT_SNAPSHOTS,
   )
-  .option('--make <make>', 'make, e.g. VW or Volkswagen')
+  .option('--make <make>', 'make, e.g. VW or Volkswagen (models: the make whose models to list)')
   .option('--model <model>', 'model, e.g. Golf or 3 Series')
-  .option('--year <year>', 'production year')
-  .option('--fuel-type <fuel>', 'valuation: Benzyna, Diesel, ... or petrol, diesel, ...')
+  .option('--year <year>', 'production year (not for depreciation)')
+  .option('--fuel-type <fuel>', 'valuation, depreciation: Benzyna, Diesel, ... or petrol, diesel, ...')
   .option('--gearbox <gearbox>', 'valuation: Manualna/Automatyczna or manual/automatic, m/a, ...')
-  .option('--mileage <km>', 'valuation: listings within ±30% of this mileage')
+  .option('--mileage <km>', 'valuation: listings within ±30% of this mileage, and the value at it')
+  .option('--asking-price <pln>', 'valuation: where this asking price sits among the listings')
   .option('--months <n>', 'price-history: months of history, 1 to 24 (default 6)')
   .action(async (operation: string, flags: QueryFlags) => {
-    if (!(OPERATIONS as readonly string[]).includes(operation)) {
-      throw new UsageError(`unknown operation ${JSON.stringify(operation)}; one of ${OPERATIONS.join(', ')}`)
+    const known: readonly string[] = [...OPERATIONS, ...CATALOG]
+    if (!known.includes(operation)) {
+      throw new UsageError(`unknown operation ${JSON.stringify(operation)}; one of ${known.join(', ')}`)
     }
     const snapshot = openOrFail(flags.snapshots)
     try {
-      const data = answer(
-        snapshot,
-        marketRequest(operation as Operation, (name) => flagOf(flags, name), snapshot.maxYear),
-      )
+      const data =
+        operation === 'makes'
+          ? snapshot.catalogMakes()
+          : operation === 'models'
+            ? snapshot.catalogModels({ make: flags.make as string })
+            : answer(
+                snapshot,
+                marketRequest(operation as Operation, (name) => flagOf(flags, name), snapshot.maxYear),
+              )
       process.stdout.write(`${terminalJson({ status: 'success', data })}\n`)
     } finally {
       await snapshot.close()
@@ -91,6 +102,8 @@ function flagOf(flags: QueryFlags, parameter: string): string | undefined {
       return flags.gearbox
     case 'mileage':
       return flags.mileage
+    case 'asking_price':
+      return flags.askingPrice
     case 'months':
       return flags.months
     default:

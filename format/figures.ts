@@ -1,5 +1,6 @@
 import { mean, quantileSorted } from 'simple-statistics'
-import type { PriceFigures } from './schema.js'
+import { medianInterval } from './median-interval.js'
+import type { Confidence, PriceFigures } from './schema.js'
 
 // simple-statistics types its inputs as number[]; it only reads `length` and indexes,
 // so typed arrays (what the build and the mileage filter hold) are passed as they are.
@@ -40,5 +41,16 @@ export function priceFigures(sortedPrices: Numbers): PriceFigures {
     p25: roundHalfAway(percentile(sortedPrices, 0.25)),
     p75: roundHalfAway(percentile(sortedPrices, 0.75)),
     sample_size: sortedPrices.length,
+  }
+}
+
+/** The median's interval (contract 5.1) of ascending prices. */
+export function confidenceOf(sortedPrices: Numbers): Confidence {
+  const n = sortedPrices.length
+  const { k, levelPct } = medianInterval(n)
+  return {
+    median_low: roundHalfAway(sortedPrices[k - 1]!),
+    median_high: roundHalfAway(sortedPrices[n - k]!),
+    level_pct: roundHalfAway(levelPct, 1),
   }
 }

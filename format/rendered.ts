@@ -1,14 +1,19 @@
 import { monthLabel, monthOfLabel } from './calendar.js'
+import { roundHalfAway } from './figures.js'
+import { mileageEffectMember } from './mileage-fit.js'
 import {
   DETECTION_DELAY_DAYS,
   HISTORY_MONTHS,
   type AnswerRecords,
+  type Confidence,
+  type DepreciationRecord,
   type LiquidityRecord,
   type Operation,
   type PriceFigures,
   type PriceHistoryRecord,
   type RegionalRecord,
   type ValuationFactorsRecord,
+  type ValuationFigures,
   type ValuationRecord,
 } from './schema.js'
 import { UNKNOWN } from './vocabulary.js'
@@ -31,12 +36,16 @@ import { UNKNOWN } from './vocabulary.js'
  * and INSUFFICIENT_DATA without touching the text.
  *
  * What a variant's text holds, by operation (the reader adds what the request decides):
- * - valuation: `"valuation":{…},"sample_size":n` (empty below MIN_LISTINGS)
+ * - valuation: `"valuation":{…},"sample_size":n,"confidence":{…},"mileage_effect":…`
+ *   (empty below MIN_LISTINGS)
  * - price-history: the trend points, comma-separated, without the brackets
  * - liquidity: every member from `estimated_days_on_market` to `sample_size` (`note` is
  *   the same for every answer, LIQUIDITY_NOTE)
  * - valuation-factors: `"total_sample_size":n,"factors":[…]`
  * - regional: `"national_average":n,"total_sample_size":n,"regions":[…]`
+ * - depreciation (stored under ALL_YEARS, one variant per fuel, selector UNKNOWN for any,
+ *   `sample_size` the fuel's listings in all years, `items` its points):
+ *   `"curve":[…],"annual_change_pct":…`
  */
 
 export const LIQUIDITY_NOTE =
@@ -44,10 +53,10 @@ export const LIQUIDITY_NOTE =
   `(observed_listing_span) plus ${DETECTION_DELAY_DAYS} days, which compensate for the delay with which ` +
   `a new listing is first detected.`
 
-/** One variant of a stored answer: its text is text[start, end) of the answer's text, in bytes. */
 /** The note every liquidity answer ends with, as JSON: the same for all, so not stored with each. */
 export const LIQUIDITY_NOTE_JSON = JSON.stringify(LIQUIDITY_NOTE)
 
+/** One variant of a stored answer: its text is text[start, end) of the answer's text, in bytes. */
 export interface Variant {
   readonly selector: number
   readonly sample_size: number
@@ -64,9 +73,17 @@ export function filterSelector(fuel: number, gearbox: number): number {
   return fuel * 256 + gearbox
 }
 
-/** The members of a valuation from its figures, at build time and for a mileage window at request time. */
-export function valuationMembers(figures: PriceFigures): string {
-  return `"valuation":{"average":${figures.average},"median":${figures.median},"p25":${figures.p25},"p75":${figures.p75}},"sample_size":${figures.sample_size}`
+/**
+ * The members of a valuation its listings decide, from its figures and its median's interval, at build time and for
+ * a mileage window at request time.
+ */
+export function valuationMembers(figures: PriceFigures, confidence: Confidence): string {
+  return `"valuation":{"average":${figures.average},"median":${figures.median},"p25":${figures.p25},"p75":${figures.p75}},"sample_size":${figures.sample_size},"confidence":{"median_low":${confidence.median_low},"median_high":${confidence.median_high},"level_pct":${confidence.level_pct}}`
+}
+
+/** A stored valuation variant's text: its members and its mileage effect. */
+function storedValuation(figures: ValuationFigures): string {
+  return `${valuationMembers(figures, figures.confidence)},${mileageEffectMember(figures.fit)}`
 }
 
 /** An operation's record as stored. */
@@ -85,10 +102,12 @@ export function renderAnswer<O extends Operation>(operation: O, record: AnswerRe
       const factors = record as ValuationFactorsRecord
       return single(factors.total_sample_size, factors.factors.length, members(factors))
     }
-    default: {
+    case 'regional': {
       const regional = record as RegionalRecord
       return single(regional.total_sample_size, regional.regions.length, members(regional))
     }
+    default:
+      return depreciationAnswer(record as DepreciationRecord)
   }
 }
 
@@ -103,7 +122,7 @@ function single(sampleSize: number, items: number, text: string): Buffer {
 
 /** The unfiltered figures and those of each fuel and gearbox filter, one text after the other. */
 function valuationAnswer(record: ValuationRecord): Buffer {
-  const texts = [valuationMembers(record.all)]
+  const texts = [storedValuation(record.all)]
   const variants: Variant[] = [
     {
       selector: filterSelector(UNKNOWN, UNKNOWN),
@@ -115,7 +134,7 @@ function valuationAnswer(record: ValuationRecord): Buffer {
   ]
   let at = variants[0]!.end
   for (const filtered of record.filtered) {
-    const text = filtered.figures === null ? '' : valuationMembers(filtered.figures)
+    const text = filtered.figures === null ? '' : storedValuation(filtered.figures)
     const bytes = Buffer.byteLength(text)
     texts.push(text)
     variants.push({
@@ -161,6 +180,23 @@ function historyAnswer(record: PriceHistoryRecord): Buffer {
     variants.push({ selector: months, sample_size: listings, items, start, end: at })
   }
   return encodeAnswer(points.join(','), at, variants)
+}
+
+/** One variant per fuel: its curve's points with their medians rounded, and the annual change. */
+function depreciationAnswer(record: DepreciationRecord): Buffer {
+  let at = 0
+  const texts: string[] = []
+  const variants = record.curves.map((curve): Variant => {
+    const points = curve.points.map(
+      (p) => `{"year":${p.year},"median":${roundHalfAway(p.median)},"sample_size":${p.sample_size}}`,
+    )
+    const text = `"curve":[${points.join(',')}],"annual_change_pct":${curve.annual_change_pct}`
+    const bytes = Buffer.byteLength(text)
+    texts.push(text)
+    at += bytes
+    return { selector: curve.fuel, sample_size: curve.listings, items: curve.points.length, start: at - bytes, end: at }
+  })
+  return encodeAnswer(texts.join(''), at, variants)
 }
 
 /** A stored answer: the table of variants, then the text they point into (`bytes` long in UTF-8). */

@@ -1,3 +1,5 @@
+import type { MileageFit } from './mileage-fit.js'
+
 /**
  * The snapshot format: what the build writes and the reader reads. This module (with
  * columns.ts, figures.ts and vocabulary.ts) is the only code that build/ and query/
@@ -8,15 +10,17 @@
  * - `meta`: `manifest` -> Manifest, `names` -> NameIndex
  * - `answers`: [kind, make, name, year, operation] -> the precomputed answer of that
  *   operation, rendered (rendered.ts; money rounded to whole PLN, percentages to one
- *   decimal, as the contract says)
+ *   decimal, as the contract says); a depreciation, which spans the years, under year
+ *   ALL_YEARS
  * - `columns`: [kind, make, name, year] -> raw bytes (columns.ts) of the key's listings
- *   with a known mileage, for the one answer that cannot be precomputed: a valuation
- *   with a mileage window.
+ *   and mileage fits, for the figures that depend on a number of the request: a mileage
+ *   window, an asking price, a target mileage.
  *
  * Beside it, `manifest.json` holds the manifest again with the size and SHA-256 of the
  * folder's other files (PublishedManifest), which a reader verifies before mapping them.
  */
-export const SCHEMA_VERSION = 2
+
+export const SCHEMA_VERSION = 3
 export const SNAPSHOT_FILE = 'snapshot.mdb'
 export const MANIFEST_FILE = 'manifest.json'
 /** LMDB's lock file beside the data file: every reader writes to it, so it is no part of the content. */
@@ -99,6 +103,10 @@ export interface ModelNames {
   readonly name: string
   /** Production years with at least one listing, ascending. */
   readonly years: readonly number[]
+  /** Its listings, all years. */
+  readonly listings: number
+  /** Production years with at least MIN_LISTINGS listings, ascending: the years it has figures for. */
+  readonly figure_years: readonly number[]
 }
 export interface FamilyNames {
   readonly name: string
@@ -113,8 +121,21 @@ export interface Target {
   readonly name: string
 }
 
-export const OPERATIONS = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional'] as const
+/** The market operations, by the last part of their paths. */
+export const OPERATIONS = [
+  'valuation',
+  'price-history',
+  'liquidity',
+  'valuation-factors',
+  'regional',
+  'depreciation',
+] as const
 export type Operation = (typeof OPERATIONS)[number]
+/** The operations answered per production year: each key holds one answer of each. */
+export const KEY_OPERATIONS = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional'] as const
+export type KeyOperation = (typeof KEY_OPERATIONS)[number]
+/** The year under which an answer spanning every production year (a depreciation) is stored. */
+export const ALL_YEARS = 0
 
 export type StatKey = [kind: Target['kind'], make: string, name: string, year: number]
 export type AnswerKey = [...StatKey, operation: Operation]
@@ -136,6 +157,20 @@ export interface PriceFigures extends Quartiles {
   readonly sample_size: number
 }
 
+/** The distribution-free interval of a median (contract 5.1), prices rounded. */
+export interface Confidence {
+  readonly median_low: number
+  readonly median_high: number
+  readonly level_pct: number
+}
+
+/** A valuation's figures: the spec's, the median's interval and what mileage does to the price. */
+export interface ValuationFigures extends PriceFigures {
+  readonly confidence: Confidence
+  /** Null where contract 5.2 says so. */
+  readonly fit: MileageFit | null
+}
+
 /** The listings of a key with one fuel type, one gearbox, or both. */
 export interface FilteredFigures {
   /** A fuel code, or UNKNOWN for any fuel. */
@@ -144,14 +179,34 @@ export interface FilteredFigures {
   readonly gearbox: number
   readonly sample_size: number
   /** Null below MIN_LISTINGS. */
-  readonly figures: PriceFigures | null
+  readonly figures: ValuationFigures | null
 }
 
 /** Valuation figures for the key and for each fuel/gearbox filter. */
 export interface ValuationRecord {
-  readonly all: PriceFigures
+  readonly all: ValuationFigures
   /** Every filter that keeps at least one listing. */
   readonly filtered: readonly FilteredFigures[]
+}
+
+/** One production year of a depreciation curve: its median unrounded, as the slope is fitted on. */
+export interface CurvePoint {
+  readonly year: number
+  readonly median: number
+  readonly sample_size: number
+}
+/** A model's or family's curves (contract 5.5): over every fuel, and for each fuel with listings. */
+export interface DepreciationRecord {
+  readonly curves: readonly {
+    /** A fuel code, or UNKNOWN for any fuel. */
+    readonly fuel: number
+    /** Listings of that fuel in all years. */
+    readonly listings: number
+    /** The years with at least MIN_LISTINGS listings, ascending. */
+    readonly points: readonly CurvePoint[]
+    /** 100 (exp(s) - 1), one decimal, s the slope of ln(median) on year; null below three points. */
+    readonly annual_change_pct: number | null
+  }[]
 }
 
 /** Monthly points of the HISTORY_MONTHS months ending with the as-of month, oldest first. */
@@ -205,4 +260,5 @@ export interface AnswerRecords {
   readonly liquidity: LiquidityRecord
   readonly 'valuation-factors': ValuationFactorsRecord
   readonly regional: RegionalRecord
+  readonly depreciation: DepreciationRecord
 }

@@ -58,6 +58,19 @@ function valuation(members: unknown, variant: Row): string | undefined {
     return `sample_size ${String(members.sample_size)}, its table ${variant.sample_size}`
   if (variant.selector !== ALL && variant.sample_size < MIN_LISTINGS)
     return `figures from ${variant.sample_size} listings, fewer than ${MIN_LISTINGS}`
+  const interval = members.confidence
+  if (!isObject(interval) || !isPrice(interval.median_low) || !isPrice(interval.median_high))
+    return 'no interval of the median'
+  if (!(interval.median_low <= figures.median && figures.median <= interval.median_high))
+    return `median ${figures.median} outside its interval [${interval.median_low}, ${interval.median_high}]`
+  if (!isPercent(interval.level_pct) || interval.level_pct < 95 || interval.level_pct > 100)
+    return `a coverage of ${String(interval.level_pct)} %`
+  const effect = members.mileage_effect
+  if (effect === null) return undefined
+  if (!isObject(effect) || !isPercent(effect.pct_per_10000_km) || !isCount(effect.sample_size))
+    return 'a mileage effect without its figures'
+  if (effect.sample_size < MIN_LISTINGS || effect.sample_size > variant.sample_size)
+    return `a mileage effect of ${effect.sample_size} listings`
   return undefined
 }
 
@@ -149,12 +162,33 @@ function regional(members: unknown, variant: Row): string | undefined {
     : `national_average ${national} outside its regions' averages`
 }
 
+/** A fuel's curve: its years ascending, each of MIN_LISTINGS listings or more, within the fuel's listings. */
+function depreciation(members: unknown, variant: Row): string | undefined {
+  if (!isObject(members) || !Array.isArray(members.curve)) return 'no curve'
+  if (members.curve.length !== variant.items) return `${members.curve.length} points, its table ${variant.items}`
+  let listings = 0
+  let previous = -Infinity
+  for (const point of members.curve) {
+    if (!isObject(point) || !isCount(point.year) || point.year <= previous) return 'its years are not ascending'
+    if (!isPrice(point.median)) return `${point.year}: median is not a positive price`
+    if (!isCount(point.sample_size) || point.sample_size < MIN_LISTINGS)
+      return `${point.year}: fewer than ${MIN_LISTINGS} listings`
+    listings += point.sample_size
+    previous = point.year
+  }
+  if (listings > variant.sample_size) return `${listings} listings in its points, ${variant.sample_size} in all`
+  const change = members.annual_change_pct
+  if (members.curve.length < 3) return change === null ? undefined : 'an annual change from fewer than 3 points'
+  return isPercent(change) && change > -100 ? undefined : `an annual change of ${String(change)} %`
+}
+
 const CHECKS: Readonly<Record<Operation, Check>> = {
   valuation,
   'price-history': priceHistory,
   liquidity,
   'valuation-factors': valuationFactors,
   regional,
+  depreciation,
 }
 
 function isPrice(value: unknown): value is number {

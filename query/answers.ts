@@ -1,4 +1,4 @@
-import type { FactorEntry, Quartiles, RegionEntry } from '../format/schema.js'
+import type { Confidence, FactorEntry, Quartiles, RegionEntry } from '../format/schema.js'
 import type { FuelType, Gearbox } from '../format/vocabulary.js'
 import type { MatchType } from './name-resolver.js'
 
@@ -27,6 +27,43 @@ export interface ValuationData extends MarketData {
   }
   readonly valuation: Quartiles
   readonly sample_size: number
+  /** The median's distribution-free interval (contract 5.1). */
+  readonly confidence: Confidence
+  /** Null with fewer than 10 listings of a known mileage, or all of one mileage (contract 5.2). */
+  readonly mileage_effect: { readonly pct_per_10000_km: number; readonly sample_size: number } | null
+  /** With a mileage, the median of every listing moved to it (contract 5.3); null without one or without a fit. */
+  readonly adjusted: { readonly mileage: number; readonly median: number; readonly sample_size: number } | null
+  /** Where an asking price sits (contract 5.4); null when none was given. */
+  readonly asking_price: {
+    readonly price: number
+    readonly percentile: number
+    readonly verdict: 'below_market' | 'fair' | 'above_market'
+  } | null
+}
+
+/** A model's (or family's) medians by production year (contract 5.5). */
+export interface DepreciationData {
+  readonly make: string
+  readonly model: string
+  readonly matched: Matched
+  readonly currency: 'PLN'
+  readonly curve: readonly { readonly year: number; readonly median: number; readonly sample_size: number }[]
+  readonly annual_change_pct: number | null
+}
+
+/** The catalogue (contract 5.6). */
+export interface CatalogMakesData {
+  readonly makes: readonly { readonly make: string; readonly listings: number }[]
+}
+export interface CatalogModelsData {
+  readonly make: string
+  readonly matched: { readonly makes: readonly string[]; readonly match_type: MatchType }
+  readonly models: readonly {
+    readonly model: string
+    readonly listings: number
+    readonly years: readonly number[]
+    readonly families: readonly string[]
+  }[]
 }
 
 export interface TrendPoint {

@@ -1,9 +1,11 @@
 import type { Operation } from '../format/schema.js'
 import type { MarketData } from './answers.js'
 import {
+  depreciationParams,
   priceHistoryParams,
   valuationParams,
   vehicleParams,
+  type DepreciationParams,
   type ParamSource,
   type PriceHistoryParams,
   type ValuationParams,
@@ -17,13 +19,14 @@ export const OPERATION_SPECS: Readonly<
   Record<Operation, { readonly parameters: readonly string[]; readonly credits: number }>
 > = {
   valuation: {
-    parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'],
+    parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'asking_price'],
     credits: OPERATION_CREDITS.valuation,
   },
   'price-history': { parameters: ['make', 'model', 'year', 'months'], credits: OPERATION_CREDITS['price-history'] },
   liquidity: { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS.liquidity },
   'valuation-factors': { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS['valuation-factors'] },
   regional: { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS.regional },
+  depreciation: { parameters: ['make', 'model', 'fuel_type'], credits: OPERATION_CREDITS.depreciation },
 }
 
 /** A market question with its parameters guarded and typed. */
@@ -31,6 +34,7 @@ export type MarketRequest =
   | { readonly operation: 'valuation'; readonly params: ValuationParams }
   | { readonly operation: 'price-history'; readonly params: PriceHistoryParams }
   | { readonly operation: 'liquidity' | 'valuation-factors' | 'regional'; readonly params: VehicleParams }
+  | { readonly operation: 'depreciation'; readonly params: DepreciationParams }
 
 /**
  * Guards one operation's parameters, given as raw text by their API names (a query
@@ -42,6 +46,8 @@ export function marketRequest(operation: Operation, get: ParamSource, maxYear: n
       return { operation, params: valuationParams(get, maxYear) }
     case 'price-history':
       return { operation, params: priceHistoryParams(get, maxYear) }
+    case 'depreciation':
+      return { operation, params: depreciationParams(get) }
     default:
       return { operation, params: vehicleParams(get, maxYear) }
   }
@@ -65,5 +71,7 @@ export function answerJson(snapshot: Snapshot, request: MarketRequest): string {
       return snapshot.valuationFactorsJson(request.params)
     case 'regional':
       return snapshot.regionalJson(request.params)
+    case 'depreciation':
+      return snapshot.depreciationJson(request.params)
   }
 }

@@ -14,6 +14,8 @@ import { REQUEST_VALUES, spellings, type Vocabulary } from './value-aliases.js'
 
 export const MAX_NAME_LENGTH = 100
 export const MONTHS = { min: 1, max: HISTORY_MONTHS, default: 6 } as const
+/** An asking price to place in the market, in whole PLN. */
+export const ASKING_PRICE = { min: 1, max: 10_000_000 } as const
 
 export interface VehicleParams {
   readonly make: string
@@ -24,6 +26,13 @@ export interface ValuationParams extends VehicleParams {
   readonly fuel_type: FuelType | null
   readonly gearbox: Gearbox | null
   readonly mileage: number | null
+  readonly asking_price: number | null
+}
+/** A model across its production years. */
+export interface DepreciationParams {
+  readonly make: string
+  readonly model: string
+  readonly fuel_type: FuelType | null
 }
 export interface PriceHistoryParams extends VehicleParams {
   readonly months: number
@@ -43,6 +52,12 @@ export interface ValuationFields extends VehicleFields {
   readonly fuel_type?: string | null
   readonly gearbox?: string | null
   readonly mileage?: number | string | null
+  readonly asking_price?: number | string | null
+}
+export interface DepreciationFields {
+  readonly make: string
+  readonly model: string
+  readonly fuel_type?: string | null
 }
 export interface PriceHistoryFields extends VehicleFields {
   readonly months?: number | string | null
@@ -72,7 +87,8 @@ function kindOf(value: unknown): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`
 }
 
-function name(get: ParamSource, parameter: 'make' | 'model'): string {
+/** A make or model as a request names it: trimmed, of a sane length, without control characters. */
+export function name(get: ParamSource, parameter: 'make' | 'model'): string {
   const raw = given(get, parameter)
   if (raw === undefined) throw invalidParameter(parameter, `${parameter} is required`)
   if (typeof raw !== 'string') throw invalidParameter(parameter, `${parameter} must be a string, not ${kindOf(raw)}`)
@@ -125,8 +141,15 @@ export function valuationParams(get: ParamSource, maxYear: number): ValuationPar
   const fuelType = enumerated(get, 'fuel_type', REQUEST_VALUES.fuel_type)
   const gearbox = enumerated(get, 'gearbox', REQUEST_VALUES.gearbox)
   const mileage = integer(get, 'mileage', 1, MAX_MILEAGE) ?? null
+  const askingPrice = integer(get, 'asking_price', ASKING_PRICE.min, ASKING_PRICE.max) ?? null
   // Spelled out: spreading the vehicle's fields into a new object cost ten times more.
-  return { make, model, year, fuel_type: fuelType, gearbox, mileage }
+  return { make, model, year, fuel_type: fuelType, gearbox, mileage, asking_price: askingPrice }
+}
+
+export function depreciationParams(get: ParamSource): DepreciationParams {
+  const make = name(get, 'make')
+  const model = name(get, 'model')
+  return { make, model, fuel_type: enumerated(get, 'fuel_type', REQUEST_VALUES.fuel_type) }
 }
 
 export function priceHistoryParams(get: ParamSource, maxYear: number): PriceHistoryParams {
@@ -143,7 +166,7 @@ export function priceHistoryParams(get: ParamSource, maxYear: number): PriceHist
  * @example
  * const fields = { make: 'VW', model: 'Golf', year: '2017', gearbox: 'auto' }
  * valuationParams(fieldSource(fields, OPERATION_SPECS.valuation.parameters), snapshot.maxYear)
- * // { make: 'VW', model: 'Golf', year: 2017, fuel_type: null, gearbox: 'Automatyczna', mileage: null }
+ * // { make: 'VW', model: 'Golf', year: 2017, fuel_type: null, gearbox: 'Automatyczna', mileage: null, asking_price: null }
  */
 export function fieldSource(fields: unknown, known: readonly string[]): ParamSource {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {

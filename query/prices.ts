@@ -7,6 +7,7 @@ export const OPERATION_CREDITS: Readonly<Record<Operation, number>> = {
   liquidity: 6,
   'valuation-factors': 12,
   regional: 8,
+  depreciation: 10,
 }
 
 /** Keyless market calls per client address per UTC day, unless the operator sets another quota. */

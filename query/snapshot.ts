@@ -2,20 +2,22 @@ import { existsSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { latestYear } from '../format/bounds.js'
-import { viewColumns, type ListingColumns } from '../format/columns.js'
-import { priceFigures } from '../format/figures.js'
+import { fitOf, viewColumns, type ListingColumns } from '../format/columns.js'
+import { confidenceOf, priceFigures } from '../format/figures.js'
+import { adjustedMember, mileageEffectMember } from '../format/mileage-fit.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
 import { SnapshotError } from '../format/snapshot-error.js'
 import { verifyFiles } from '../format/snapshot-files.js'
 import { LIQUIDITY_NOTE_JSON, StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
 import {
+  ALL_YEARS,
   ANSWERS_OPTIONS,
   COLUMNS_DB,
   CURRENT_LINK,
   MANIFEST_FILE,
   META_DB,
+  KEY_OPERATIONS,
   MIN_LISTINGS,
-  OPERATIONS,
   SCHEMA_VERSION,
   SNAPSHOT_FILE,
   answerKey,
@@ -28,15 +30,38 @@ import {
 import { FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
 import { answerProblem } from './answer-consistency.js'
 import { ApiError } from './api-error.js'
-import type { LiquidityData, PriceHistoryData, RegionalData, ValuationData, ValuationFactorsData } from './answers.js'
+import type {
+  CatalogMakesData,
+  CatalogModelsData,
+  DepreciationData,
+  LiquidityData,
+  PriceHistoryData,
+  RegionalData,
+  ValuationData,
+  ValuationFactorsData,
+} from './answers.js'
+import { askingPriceMember } from './asking-price.js'
+import { Catalog } from './catalog.js'
 import { NameResolver, type Resolution } from './name-resolver.js'
-import { describe, filterMiss, insufficient, mileageMiss, mileageWindow, type KnownMileages } from './thin-data.js'
+import {
+  describe,
+  filterMiss,
+  insufficient,
+  mileageMiss,
+  mileageWindow,
+  thinCurve,
+  type KnownMileages,
+} from './thin-data.js'
 import { OPERATION_SPECS } from './operations.js'
 import {
+  depreciationParams,
   fieldSource,
+  name,
   priceHistoryParams,
   valuationParams,
   vehicleParams,
+  type DepreciationFields,
+  type DepreciationParams,
   type ParamSource,
   type PriceHistoryFields,
   type PriceHistoryParams,
@@ -68,9 +93,12 @@ export class Snapshot {
   private readonly stored = new StoredAnswer()
   private readonly columns: Database<Buffer>
   private readonly names: NameResolver
+  private readonly catalog: Catalog
   // Reused by every mileage-filtered valuation: an 8-byte aligned copy of the key's
   // columns and the prices kept, so the scan allocates nothing.
   private columnBuffer = new Uint8Array(1 << 16)
+  /** The columns keyColumns read last, valid until it reads again. */
+  private columnView: ListingColumns | undefined
   private kept = new Float64Array(1 << 12)
 
   private constructor(dir: string) {
@@ -99,7 +127,9 @@ export class Snapshot {
         )
       this.manifest = manifest
       this.maxYear = latestYear(Number(manifest.as_of.slice(0, 4)))
-      this.names = new NameResolver(meta.get('names') as NameIndex)
+      const index = meta.get('names') as NameIndex
+      this.names = new NameResolver(index)
+      this.catalog = new Catalog(index)
       this.answers = this.root.openDB(ANSWERS_OPTIONS)
       this.columns = this.root.openDB({ name: COLUMNS_DB, encoding: 'binary' })
     } catch (error) {
@@ -144,7 +174,9 @@ export class Snapshot {
    * agree with each other (answer-consistency.ts). Throws what is wrong.
    */
   check(samples: number): void {
-    const expected = this.manifest.counts.keys_written * OPERATIONS.length
+    // Each key's answers, and a depreciation for each model and each family of two or more models.
+    const { keys_written: keys, models, families } = this.manifest.counts
+    const expected = keys * KEY_OPERATIONS.length + models + families
     const count = this.answers.getStats() as { entryCount: number }
     if (count.entryCount !== expected)
       throw new SnapshotError(
@@ -216,6 +248,26 @@ export class Snapshot {
     return JSON.parse(this.regionalJson(params)) as RegionalData
   }
 
+  /**
+   * The medians of each production year with enough listings, and the annual change they make.
+   *
+   * @example snapshot.depreciation({ make: 'VW', model: 'Golf', fuel_type: 'diesel' })
+   */
+  depreciation(fields: DepreciationFields): DepreciationData {
+    const params = depreciationParams(this.source(fields, 'depreciation'))
+    return JSON.parse(this.depreciationJson(params)) as DepreciationData
+  }
+
+  /** Every make with listings, most listed first. */
+  catalogMakes(): CatalogMakesData {
+    return JSON.parse(this.catalogMakesJson()) as CatalogMakesData
+  }
+
+  /** Every model of a make (resolved as a market call resolves it) with its listings, years with figures and families. */
+  catalogModels(fields: { readonly make: string }): CatalogModelsData {
+    return JSON.parse(this.catalogModelsJson(name(fieldSource(fields, ['make']), 'make'))) as CatalogModelsData
+  }
+
   private source(fields: unknown, operation: Operation): ParamSource {
     return fieldSource(fields, OPERATION_SPECS[operation].parameters)
   }
@@ -231,14 +283,26 @@ export class Snapshot {
     let members = ''
     let sampleSize: number
     if (params.mileage !== null) {
-      const prices = this.mileagePrices(resolution, params.year, params.mileage, fuel, gearbox)
+      const prices = this.valuationPrices(resolution, params.year, params.mileage, fuel, gearbox)
       sampleSize = prices.length
-      if (sampleSize >= MIN_LISTINGS) members = valuationMembers(priceFigures(prices))
+      if (sampleSize >= MIN_LISTINGS) {
+        // The fit is the filter's over all its mileages: the window narrows the valuation, not the fit (contract 5.2).
+        const fit = fitOf(this.columnView!, filterSelector(fuel, gearbox))
+        members =
+          `${valuationMembers(priceFigures(prices), confidenceOf(prices))},${mileageEffectMember(fit)},` +
+          `${adjustedMember(fit, params.mileage)},${askingPriceMember(prices, params.asking_price)}`
+      }
     } else {
       // Fuel and gearbox filters were rendered at build time, for every combination with listings.
       const variant = this.stored.find(filterSelector(fuel, gearbox))
       sampleSize = variant < 0 ? 0 : this.stored.sampleSize(variant)
-      if (variant >= 0 && this.stored.items(variant) > 0) members = this.stored.text(variant)
+      if (variant >= 0 && this.stored.items(variant) > 0) {
+        members = `${this.stored.text(variant)},"adjusted":null,`
+        members +=
+          params.asking_price === null
+            ? '"asking_price":null'
+            : askingPriceMember(this.valuationPrices(resolution, params.year, null, fuel, gearbox), params.asking_price)
+      }
     }
     if (members === '' || sampleSize < MIN_LISTINGS) {
       throw this.thinValuation(resolution, params, sampleSize, fuel, gearbox)
@@ -287,6 +351,29 @@ export class Snapshot {
     const total = this.stored.sampleSize(0)
     if (total < MIN_LISTINGS) throw insufficient(resolution, params.year, total, 'name their voivodeship')
     return `${head(params, resolution)},"currency":"PLN",${this.stored.text(0)}}`
+  }
+
+  depreciationJson(params: DepreciationParams): string {
+    const resolution = this.names.resolve(params.make, params.model)
+    const bytes = this.answers.getBinaryFast(answerKey(resolution.target, ALL_YEARS, 'depreciation'))
+    if (bytes === undefined || !this.stored.reset(bytes))
+      throw new Error(`the snapshot's depreciation answer for ${describe(resolution)} is missing or unreadable`)
+    const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
+    const variant = this.stored.find(fuel)
+    if (variant < 0 || this.stored.items(variant) === 0)
+      throw thinCurve(resolution, params.fuel_type, variant < 0 ? 0 : this.stored.sampleSize(variant))
+    return `${head(params, resolution)},"currency":"PLN",${this.stored.text(variant)}}`
+  }
+
+  catalogMakesJson(): string {
+    return `{${this.catalog.makesMembers}}`
+  }
+
+  /** `make` as a guard of params.ts returned it. */
+  catalogModelsJson(make: string): string {
+    const found = this.names.resolveMake(make)
+    const matched = `{"makes":[${JSON.stringify(found.make)}],"match_type":"${found.matchType}"}`
+    return `{"make":${JSON.stringify(make)},"matched":${matched},${this.catalog.modelsMembers(found.make)}}`
   }
 
   /**
@@ -340,31 +427,34 @@ export class Snapshot {
    */
   private keyColumns(resolution: Resolution, year: number): ListingColumns | undefined {
     const stored = this.columns.getBinaryFast(statKey(resolution.target, year))
-    if (stored === undefined) return undefined
+    if (stored === undefined) return (this.columnView = undefined)
     // getBinaryFast lends a large reusable buffer whose `length` alone is the value's:
     // copy exactly that many bytes.
     const size = stored.length
     if (this.columnBuffer.byteLength < size) this.columnBuffer = new Uint8Array(grownSize(size))
     this.columnBuffer.set(stored.subarray(0, size))
-    return viewColumns(this.columnBuffer)
+    return (this.columnView = viewColumns(this.columnBuffer))
   }
 
   /**
-   * Prices, ascending, of the key's listings within ±30% of a mileage (mileageWindow)
-   * and of the fuel and gearbox asked for. The key's columns are ascending by price, so
-   * the kept prices come out sorted. The result is a view of a buffer the next call reuses.
+   * Prices, ascending, of the valuation's listings: the key's, of the fuel and gearbox
+   * asked for, within ±30% of a mileage when one is given (mileageWindow). The key's
+   * columns are ascending by price, so the kept prices come out sorted. The result is a
+   * view of a buffer the next call reuses.
    */
-  private mileagePrices(
+  private valuationPrices(
     resolution: Resolution,
     year: number,
-    mileage: number,
+    mileage: number | null,
     fuel: number,
     gearbox: number,
   ): Float64Array {
     const columns = this.keyColumns(resolution, year)
     if (columns === undefined) return this.kept.subarray(0, 0)
+    if (mileage === null && fuel === UNKNOWN && gearbox === UNKNOWN) return columns.price
     if (this.kept.length < columns.count) this.kept = new Float64Array(grownSize(columns.count))
-    const { from, to } = mileageWindow(mileage)
+    // Without a window every mileage is kept, the unknown ones (-1) too.
+    const { from, to } = mileage === null ? { from: -1, to: Infinity } : mileageWindow(mileage)
     let n = 0
     for (let i = 0; i < columns.count; i++) {
       const m = columns.mileage[i]!
@@ -382,6 +472,7 @@ export class Snapshot {
     const columns = this.keyColumns(resolution, year)
     if (columns === undefined) return known
     for (let i = 0; i < columns.count; i++) {
+      if (columns.mileage[i]! < 0) continue
       if (fuel !== UNKNOWN && columns.fuel[i] !== fuel) continue
       if (gearbox !== UNKNOWN && columns.gearbox[i] !== gearbox) continue
       known.count++
@@ -392,10 +483,14 @@ export class Snapshot {
   }
 }
 
-/** The start of an answer's JSON object: the request's names and year and what they matched. */
-function head(params: VehicleParams, resolution: Resolution): string {
+/** The start of an answer's JSON object: the request's names and year (when it has one) and what they matched. */
+function head(
+  params: { readonly make: string; readonly model: string; readonly year?: number },
+  resolution: Resolution,
+): string {
   const matched = { makes: resolution.makes, models: resolution.models, match_type: resolution.matchType }
-  return `{"make":${JSON.stringify(params.make)},"model":${JSON.stringify(params.model)},"year":${params.year},"matched":${JSON.stringify(matched)}`
+  const year = params.year === undefined ? '' : `,"year":${params.year}`
+  return `{"make":${JSON.stringify(params.make)},"model":${JSON.stringify(params.model)}${year},"matched":${JSON.stringify(matched)}`
 }
 
 function quoted(value: string | null): string {

@@ -41,6 +41,18 @@ export function insufficient(
   return new ApiError('INSUFFICIENT_DATA', message, { sample_size: sampleSize })
 }
 
+/**
+ * A depreciation without a single production year of MIN_LISTINGS listings: "No production year of Volkswagen Golf
+ * with fuel_type Diesel has at least 10 listings (14 listings in all years)."
+ */
+export function thinCurve(resolution: Resolution, fuelType: string | null, listingsInAllYears: number): ApiError {
+  const fuel = fuelType === null ? '' : ` with fuel_type ${fuelType}`
+  const message =
+    `No production year of ${describe(resolution)}${fuel} has at least ${MIN_LISTINGS} listings ` +
+    `(${listings(listingsInAllYears)} in all years).`
+  return new ApiError('INSUFFICIENT_DATA', message, { sample_size: listingsInAllYears })
+}
+
 /** What each filter of a valuation leaves: all of the key's listings, those of the fuel, those of the gearbox. */
 export interface FilterCounts {
   readonly all: number

@@ -1,9 +1,9 @@
 import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
-import { OPERATIONS, type Operation } from '../format/schema.js'
+import { MIN_LISTINGS, OPERATIONS, type Operation } from '../format/schema.js'
 import { FUEL_TYPES, GEARBOXES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import { OPERATION_SPECS } from '../query/operations.js'
-import { MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
+import { ASKING_PRICE, MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
 import { DEMO_QUOTA, OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
@@ -53,9 +53,16 @@ const PARAMETERS: Record<string, Schema> = {
     example: 'manual',
   },
   mileage: {
-    description: 'Target mileage in km: only listings within ±30% of it are used.',
+    description:
+      'Target mileage in km: only listings within ±30% of it are used, and `adjusted` gives the median of every listing moved to it.',
     schema: integer({ minimum: 1, maximum: MAX_MILEAGE }),
     example: 120000,
+  },
+  asking_price: {
+    description:
+      'An asking price in whole PLN to place among the listings: answered as its percentile and a verdict (below_market under P25, above_market over P75, else fair).',
+    schema: integer({ minimum: ASKING_PRICE.min, maximum: ASKING_PRICE.max }),
+    example: 52000,
   },
   months: {
     description: 'Months of history, ending with the as-of month.',
@@ -67,7 +74,8 @@ const PARAMETERS: Record<string, Schema> = {
 const DESCRIPTIONS: Record<Operation, { summary: string; description: string; data: string }> = {
   valuation: {
     summary: 'Price distribution',
-    description: 'Average, median, P25 and P75 asking prices for a make, model and production year.',
+    description:
+      "Average, median, P25 and P75 asking prices for a make, model and production year, the median's 95% confidence interval, the price change per 10,000 km, and with `mileage` or `asking_price` the value at that mileage or where that price sits.",
     data: 'ValuationData',
   },
   'price-history': {
@@ -91,6 +99,12 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
     summary: 'Prices by voivodeship',
     description: 'Average asking price per voivodeship and its deviation from the national average.',
     data: 'RegionalData',
+  },
+  depreciation: {
+    summary: 'Depreciation curve',
+    description:
+      'Median asking price of each production year with at least 10 listings, and the average change per year of age (a least-squares fit of the log median on the year).',
+    data: 'DepreciationData',
   },
 }
 
@@ -190,11 +204,15 @@ function schemas(): Record<string, Schema> {
     credits_used: { ...integer(), description: 'What the call costs (a keyless call shows what a keyed one would).' },
     credits_remaining: { ...integer(), description: 'The balance after the call; only in keyed answers.' },
   }
-  const data = (properties: Record<string, Schema>) =>
-    object(
-      { ...base, ...properties },
-      [...Object.keys(base), ...Object.keys(properties)].filter((k) => k !== 'credits_remaining'),
+  const data = (properties: Record<string, Schema>, { year = true } = {}) => {
+    const { year: _year, ...yearless } = base
+    const common = year ? base : yearless
+    return object(
+      { ...common, ...properties },
+      [...Object.keys(common), ...Object.keys(properties)].filter((k) => k !== 'credits_remaining'),
     )
+  }
+  const nullable = (schema: Schema, description: string): Schema => ({ oneOf: [schema, { type: 'null' }], description })
   const currency = { const: 'PLN' }
   return {
     Matched: object({
@@ -211,7 +229,44 @@ function schemas(): Record<string, Schema> {
       }),
       valuation: object({ average: number, median: number, p25: number, p75: number }),
       sample_size: integer(),
+      confidence: {
+        ...object({ median_low: number, median_high: number, level_pct: number }),
+        description:
+          "The median's distribution-free confidence interval: two listing prices x(k) and x(n-k+1) of the n sorted prices, with k the largest rank whose binomial tail is at most 2.5%; level_pct is its actual coverage (at least 95.0).",
+      },
+      mileage_effect: nullable(
+        object({ pct_per_10000_km: number, sample_size: integer({ minimum: MIN_LISTINGS }) }),
+        "Price change per 10,000 km more, in per cent: a least-squares fit of ln(price) on mileage over the key's listings with a known mileage (fuel_type and gearbox applied, the mileage window not). Null with fewer than 10 such listings or when they all have one mileage.",
+      ),
+      adjusted: nullable(
+        object({ mileage: integer(), median: number, sample_size: integer({ minimum: MIN_LISTINGS }) }),
+        "With `mileage`: the median of the fit's listings, each moved to that mileage along the fitted slope. Null without `mileage` or when mileage_effect is null.",
+      ),
+      asking_price: nullable(
+        object({
+          price: integer(),
+          percentile: number,
+          verdict: { enum: ['below_market', 'fair', 'above_market'] },
+        }),
+        "With `asking_price`: the share of the valuation's listings priced below it (ties count half), in per cent, and the verdict against the unrounded P25 and P75. Null without `asking_price`.",
+      ),
     }),
+    DepreciationData: data(
+      {
+        currency,
+        curve: {
+          type: 'array',
+          description: 'The production years with at least 10 listings (of the fuel, when given), oldest first.',
+          items: object({ year: integer(), median: number, sample_size: integer({ minimum: MIN_LISTINGS }) }),
+        },
+        annual_change_pct: {
+          type: ['number', 'null'],
+          description:
+            'The average change of the median per production year, in per cent: 100 (exp(s) - 1), s the least-squares slope of ln(median) on year over the curve. Null with fewer than 3 years.',
+        },
+      },
+      { year: false },
+    ),
     PriceHistoryData: data({
       currency,
       months_requested: integer({ minimum: MONTHS.min, maximum: MONTHS.max }),

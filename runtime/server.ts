@@ -13,6 +13,7 @@ import type { DataCall, Exchange, Handler, PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
 import { mcpRoute } from './mcp-route.js'
+import { catalogCalls } from './catalog-call.js'
 import { meteredCall } from './metered-call.js'
 import { RequestLog, requestId } from './request-log.js'
 import type { Mailer } from './mailer.js'
@@ -164,6 +165,7 @@ export class Runtime {
       onLedgerFailure: () => this.storage.note(),
     }
     for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, meteredCall(metering, operation))
+    for (const [path, call] of catalogCalls(this.served)) this.data(path, call)
     this.get('/v1/openapi.json', (req, res) => {
       const { etag, body } = this.document
       const headers = { ETag: etag, 'Cache-Control': 'no-cache' }

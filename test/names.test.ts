@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { BuildError } from '../build/build-error.js'
-import { build, reference, rows, toCsv, vehicle } from './support.js'
+import { build, reference, row, rows, serve, toCsv, vehicle } from './support.js'
 
 const market = () => [
   ...rows(12, (i) => ({ make: 'Volkswagen', model: 'Golf', price: 50_000 + i })),
@@ -72,8 +72,7 @@ t.test('a name that resolves to nothing is INSUFFICIENT_DATA with close canonica
   })
   t.throws(() => snapshot.valuation(vehicle('Volkswage', 'Passat', 2017)), {
     code: 'INSUFFICIENT_DATA',
-    message: /No Volkswagen model/,
-    extra: { suggestions: [] },
+    extra: { suggestions: ['Golf', 'Golf Plus'] },
   })
   const error = (() => {
     try {
@@ -87,6 +86,76 @@ t.test('a name that resolves to nothing is INSUFFICIENT_DATA with close canonica
   t.throws(() => snapshot.valuation(vehicle('Opel', 'Astra', 2017)), { code: 'INSUFFICIENT_DATA', message: /No make/ })
   // Short names get no typo tolerance: X5 is not X6.
   t.throws(() => snapshot.valuation(vehicle('BMW', '3G', 2017)), { code: 'INSUFFICIENT_DATA' })
+})
+
+t.test('a model written after its make resolves as the model', async (t) => {
+  const { snapshot } = await build(t, toCsv(market()))
+  const matched = (make: string, model: string) => snapshot.valuation(vehicle(make, model, 2017)).matched
+  const golf = { makes: ['Volkswagen'], models: ['Golf'] }
+  t.same(matched('VW', 'VW Golf'), { ...golf, match_type: 'alias' })
+  t.same(matched('VW', 'Volkswagen Golf'), { ...golf, match_type: 'alias' })
+  t.same(matched('Volkswagen', 'Volkswagen Golf'), { ...golf, match_type: 'normalized' }, 'never stronger')
+  t.same(matched('Volkswagn', 'Volkswagn Golf'), { ...golf, match_type: 'fuzzy' }, 'the make as written')
+  t.same(matched('VW', 'VW Gofl Plus'), { makes: ['Volkswagen'], models: ['Golf Plus'], match_type: 'fuzzy' })
+  t.equal(snapshot.valuation(vehicle('VW', 'VW Golf', 2017)).sample_size, 15)
+  const threeSeries = { makes: ['BMW'], models: ['Seria 3', '3GT'], match_type: 'family' }
+  t.same(matched('BMW', '3 Series'), threeSeries)
+  t.same(matched('BMW', 'BMW 3 Series'), threeSeries)
+  t.same(matched('BMW', 'bmw 320d'), { makes: ['BMW'], models: ['Seria 3'], match_type: 'alias' })
+  const cClass = { makes: ['Mercedes-Benz'], models: ['Klasa C'], match_type: 'family' }
+  t.same(matched('Mercedes', 'Mercedes C-Class'), cClass)
+  t.same(matched('Mercedes', 'Mercedes-Benz C-Class'), cClass, 'the longest make name first')
+  t.same(matched('Mercedes-Benz', 'Merc Klasa C'), { ...cClass, match_type: 'normalized' })
+  // Only the request's own make is taken off.
+  t.throws(() => snapshot.valuation(vehicle('VW', 'BMW Golf', 2017)), { code: 'INSUFFICIENT_DATA' })
+})
+
+t.test('a model whose own name starts with a name of a make resolves as itself first', async (t) => {
+  const data = [
+    ...rows(10, () => ({ make: 'DS Automobiles', model: 'DS 3' })),
+    ...rows(10, () => ({ make: 'Citroën', model: 'DS3' })),
+    ...rows(10, () => ({ make: 'Citroën', model: 'C3' })),
+    ...rows(10, () => ({ make: 'MINI', model: 'Cooper' })),
+    ...rows(10, () => ({ make: 'MINI', model: 'Cooper S' })),
+  ]
+  const { snapshot } = await build(t, toCsv(data))
+  const matched = (make: string, model: string) => snapshot.valuation(vehicle(make, model, 2017)).matched
+  t.same(matched('DS', 'DS 3'), { makes: ['DS Automobiles'], models: ['DS 3'], match_type: 'alias' })
+  t.same(matched('DS Automobiles', 'DS 3'), { makes: ['DS Automobiles'], models: ['DS 3'], match_type: 'exact' })
+  t.same(matched('DS', 'DS3'), { makes: ['DS Automobiles'], models: ['DS 3'], match_type: 'alias' })
+  t.same(matched('Citroën', 'DS3'), { makes: ['Citroën'], models: ['DS3'], match_type: 'exact' })
+  t.same(matched('Citroen', 'DS 3'), { makes: ['Citroën'], models: ['DS3'], match_type: 'fuzzy' })
+  t.same(matched('MINI', 'Mini Cooper'), { makes: ['MINI'], models: ['Cooper'], match_type: 'alias' })
+  t.same(matched('MINI', 'MINI Cooper S'), { makes: ['MINI'], models: ['Cooper S'], match_type: 'normalized' })
+})
+
+t.test('a miss over HTTP: suggestions, never none for a known make, the first named in the message', async (t) => {
+  const data = [
+    ...market(),
+    // Golf Plus with 18 listings, Golf with 16: the more listed first.
+    ...[2015, 2016].flatMap((year) => rows(4, () => ({ ...row({ model: 'Golf Plus' }), year }))),
+    row({ model: 'Golf', year: 2016 }),
+  ]
+  const { snapshots } = await build(t, toCsv(data))
+  const { get } = await serve(t, { snapshots, demoQuota: 1000, publicUrl: 'https://example.test' })
+  const miss = async (make: string, model: string) => {
+    const answer = await get(`/v1/market/valuation?${new URLSearchParams({ make, model, year: '2017' })}`)
+    t.equal(answer.status, 404, `${make} ${model}`)
+    t.equal(answer.body.error.code, 'INSUFFICIENT_DATA')
+    const { message, suggestions } = answer.body.error as { message: string; suggestions: string[] }
+    if (suggestions.length > 0) t.ok(message.includes(`"${suggestions[0]}"`), `${message} names ${suggestions[0]}`)
+    return suggestions
+  }
+  t.same(await miss('bmw', '3'), ['3 Series', 'Seria 3', '3GT'], 'a family and a model named by its first word')
+  t.same(await miss('BMW', 'BMW 3'), ['3 Series', 'Seria 3', '3GT'], 'the model without its make')
+  t.same(await miss('mercedes', 'C'), ['C-Class', 'Klasa C'])
+  t.same(await miss('VW', 'Passat'), ['Golf Plus', 'Golf'], "nothing close: the make's most common models")
+  t.same(await miss('Volks', 'Golf'), ['Volkswagen', 'Volvo'], 'a make miss')
+  t.same(await miss('Opel', 'Astra'), [], 'a make with nothing close')
+
+  const resolved = await get('/v1/market/valuation?make=VW&model=Volkswagen%20Golf&year=2017')
+  t.equal(resolved.status, 200)
+  t.same(resolved.body.data.matched, { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' })
 })
 
 t.test('an operator alias table extends the curated one', async (t) => {

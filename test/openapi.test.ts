@@ -41,7 +41,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   })
   t.same(doc.security[0], { ApiKey: [] }, 'the key is a global requirement')
 
-  const market = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional']
+  const market = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional', 'depreciation']
   t.same(
     Object.keys(doc.paths).sort(),
     [
@@ -57,7 +57,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   )
   const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p]))
   const valuation = params('/v1/market/valuation')
-  t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage'])
+  t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'asking_price'])
   t.same([valuation.year.schema.minimum, valuation.year.schema.maximum], [1900, snapshot.maxYear])
   t.same(valuation.mileage.schema, { type: 'integer', minimum: 1, maximum: 3_000_000 })
   for (const value of [

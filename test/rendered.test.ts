@@ -68,14 +68,16 @@ t.test('a price history: one variant per number of months, each the latest point
 })
 
 t.test('a valuation: the unfiltered figures and each filter, below MIN_LISTINGS without text', async (t) => {
-  const all = { average: 10, median: 9, p25: 8, p75: 11, sample_size: 30 }
+  const confidence = { median_low: 8, median_high: 10, level_pct: 98.4 }
+  const fit = { slope: -2e-6, size: 20, lowPrice: 9, lowMileage: 100_000, highPrice: 9, highMileage: 100_000 }
+  const all = { average: 10, median: 9, p25: 8, p75: 11, sample_size: 30, confidence, fit }
   const stored = new StoredAnswer()
   t.ok(
     stored.reset(
       renderAnswer('valuation', {
         all,
         filtered: [
-          { fuel: 1, gearbox: UNKNOWN, sample_size: 25, figures: { ...all, sample_size: 25 } },
+          { fuel: 1, gearbox: UNKNOWN, sample_size: 25, figures: { ...all, sample_size: 25, fit: null } },
           { fuel: 1, gearbox: 0, sample_size: 4, figures: null },
         ],
       }),
@@ -84,7 +86,10 @@ t.test('a valuation: the unfiltered figures and each filter, below MIN_LISTINGS 
   t.same(JSON.parse(`{${stored.text(stored.find(filterSelector(UNKNOWN, UNKNOWN)))}}`), {
     valuation: { average: 10, median: 9, p25: 8, p75: 11 },
     sample_size: 30,
+    confidence,
+    mileage_effect: { pct_per_10000_km: -2, sample_size: 20 },
   })
+  t.same(JSON.parse(`{${stored.text(stored.find(filterSelector(1, UNKNOWN)))}}`).mileage_effect, null)
   t.equal(stored.sampleSize(stored.find(filterSelector(1, UNKNOWN))), 25)
   const thin = stored.find(filterSelector(1, 0))
   t.equal(stored.items(thin), 0)

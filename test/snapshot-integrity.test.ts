@@ -15,7 +15,7 @@ import {
   answerKey,
   type AnswerRecords,
   type Operation,
-  type PriceFigures,
+  type ValuationFigures,
 } from '../format/schema.js'
 import { UNKNOWN } from '../format/vocabulary.js'
 import { answerProblem } from '../query/answer-consistency.js'
@@ -206,12 +206,14 @@ function editManifest(dir: string, edit: (manifest: Record<string, unknown>) => 
 t.test(
   'answers as a build renders them pass the consistency check; each with a figure out of line does not',
   async (t) => {
-    const figures = (p25: number, median: number, p75: number, sample_size: number): PriceFigures => ({
+    const figures = (p25: number, median: number, p75: number, sample_size: number): ValuationFigures => ({
       average: median + 300,
       median,
       p25,
       p75,
       sample_size,
+      confidence: { median_low: median - 1_000, median_high: median + 1_000, level_pct: 97.9 },
+      fit: null,
     })
     const months = (counts: Record<number, number>) => Array.from({ length: 24 }, (_, m) => counts[m] ?? 0)
     const good: AnswerRecords = {
@@ -247,7 +249,23 @@ t.test(
           { region: 'śląskie', avg_price: 46_000, sample_size: 10, vs_national_pct: -8 },
         ],
       },
+      depreciation: {
+        curves: [
+          {
+            fuel: UNKNOWN,
+            listings: 45,
+            points: [
+              { year: 2016, median: 41_000, sample_size: 12 },
+              { year: 2017, median: 45_500.5, sample_size: 20 },
+              { year: 2018, median: 49_000, sample_size: 10 },
+            ],
+            annual_change_pct: 9.3,
+          },
+          { fuel: 0, listings: 9, points: [], annual_change_pct: null },
+        ],
+      },
     }
+    const curve = good.depreciation.curves[0]!
     const factor = good['valuation-factors'].factors[0]!
     const [mazowieckie, slaskie] = good.regional.regions
     const bad: [string, Operation, AnswerRecords[Operation]][] = [
@@ -273,6 +291,40 @@ t.test(
         'valuation',
         { ...good.valuation, filtered: [{ fuel: 0, gearbox: UNKNOWN, sample_size: 20, figures: null }] },
       ],
+      [
+        'a median outside its interval',
+        'valuation',
+        {
+          ...good.valuation,
+          all: {
+            ...figures(45_000, 49_000, 55_000, 30),
+            confidence: { median_low: 49_500, median_high: 52_000, level_pct: 97.9 },
+          },
+        },
+      ],
+      [
+        'a coverage below 95 %',
+        'valuation',
+        {
+          ...good.valuation,
+          all: {
+            ...figures(45_000, 49_000, 55_000, 30),
+            confidence: { median_low: 48_000, median_high: 50_000, level_pct: 90 },
+          },
+        },
+      ],
+      [
+        'years out of order',
+        'depreciation',
+        { curves: [{ ...curve, points: [curve.points[1]!, curve.points[0]!, curve.points[2]!] }] },
+      ],
+      [
+        'a year of 9 listings',
+        'depreciation',
+        { curves: [{ ...curve, points: [...curve.points.slice(0, 2), { ...curve.points[2]!, sample_size: 9 }] }] },
+      ],
+      ['an annual change from 2 points', 'depreciation', { curves: [{ ...curve, points: curve.points.slice(0, 2) }] }],
+      ['more listings in the points than in the curve', 'depreciation', { curves: [{ ...curve, listings: 40 }] }],
       ['a price of 0', 'valuation', { ...good.valuation, all: { ...figures(45_000, 49_000, 55_000, 30), average: 0 } }],
       [
         'a sample size unlike its table',

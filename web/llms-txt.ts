@@ -9,13 +9,15 @@ import type { Site } from './site.js'
 /** When a model should pick each market operation: the document says what they return, not when they help. */
 const MARKET_USE: Readonly<Record<Operation, string>> = {
   valuation:
-    'Use it for what a particular car is worth now: the typical asking price and its spread, optionally narrowed by fuel type, gearbox and mileage (listings within ±30% of it).',
+    'Use it for what a particular car is worth now: the typical asking price, its spread and how sure the median is, optionally narrowed by fuel type, gearbox and mileage (listings within ±30% of it), with what mileage does to the price and whether an asking price is a good deal.',
   'price-history': 'Use it for how asking prices of a model moved month by month: depreciation, trends, when to sell.',
   liquidity: 'Use it for how quickly a model sells: the estimated days on market and how many listings are active.',
   'valuation-factors':
     'Use it for what an attribute is worth: imported against domestic, automatic against manual, each fuel against petrol.',
   regional:
     'Use it for where in Poland a model is cheaper or dearer: the average price in each voivodeship against the national average.',
+  depreciation:
+    'Use it for how fast a model loses value: the median price of each production year and the average change per year of age.',
 }
 
 const USE: ReadonlyMap<string, string> = new Map([

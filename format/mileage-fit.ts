@@ -1,0 +1,140 @@
+import { roundHalfAway } from './figures.js'
+import { MIN_LISTINGS } from './schema.js'
+
+/**
+ * What mileage does to a price (data contract 5.2 and 5.3): the least-squares slope b of
+ * ln(price) on mileage_km over listings with a known mileage, and the listings' median
+ * once each is moved to a target mileage m, p' = p exp(b (m - mileage)).
+ *
+ * p' = exp(b m) * p exp(-b mileage): the order of the moved prices is the same for every
+ * m, so the build finds the one or two listings at the middle of that order once, and
+ * the median at any m is computed from those two alone, by the contract's formula.
+ */
+export interface MileageFit {
+  /** b, per km. */
+  readonly slope: number
+  /** Listings in the fit. */
+  readonly size: number
+  /** The price and mileage of the listings at the middle of the moved order (the same one when size is odd). */
+  readonly lowPrice: number
+  readonly lowMileage: number
+  readonly highPrice: number
+  readonly highMileage: number
+}
+
+/**
+ * The fit over `size` listings (prices, their natural logarithms and known mileages), or
+ * null with fewer than MIN_LISTINGS or when every mileage is the same. `scratch` holds at
+ * least `size` numbers.
+ */
+export function fitMileage(
+  price: ArrayLike<number>,
+  logPrice: ArrayLike<number>,
+  mileage: ArrayLike<number>,
+  size: number,
+  scratch: Float64Array,
+): MileageFit | null {
+  if (size < MIN_LISTINGS) return null
+  let sumX = 0
+  let sumY = 0
+  let same = true
+  for (let i = 0; i < size; i++) {
+    sumX += mileage[i]!
+    sumY += logPrice[i]!
+    if (mileage[i] !== mileage[0]) same = false
+  }
+  if (same) return null
+  // Centred sums (a second pass) keep the slope exact to the last digits the contract rounds to.
+  const meanX = sumX / size
+  const meanY = sumY / size
+  let sxy = 0
+  let sxx = 0
+  for (let i = 0; i < size; i++) {
+    const dx = mileage[i]! - meanX
+    sxy += dx * (logPrice[i]! - meanY)
+    sxx += dx * dx
+  }
+  const slope = sxy / sxx
+  // ln p' - b m: the moved order as numbers; the middle one or two are selected, not sorted.
+  const moved = scratch.subarray(0, size)
+  for (let i = 0; i < size; i++) moved[i] = logPrice[i]! - slope * mileage[i]!
+  const lowRank = (size - 1) >> 1
+  let low = -1
+  let high = -1
+  const lowValue = selectRank(moved.slice(), lowRank)
+  let highValue = lowValue
+  if (size % 2 === 0) {
+    // The next rank up: the least value above the lower middle, or an equal one counted past it.
+    let below = 0
+    highValue = Infinity
+    for (let i = 0; i < size; i++) {
+      if (moved[i]! <= lowValue) below++
+      else if (moved[i]! < highValue) highValue = moved[i]!
+    }
+    if (below > lowRank + 1) highValue = lowValue
+  }
+  for (let i = 0; i < size && (low < 0 || high < 0); i++) {
+    if (low < 0 && moved[i] === lowValue) low = i
+    else if (high < 0 && moved[i] === highValue) high = i
+  }
+  if (high < 0) high = low
+  return {
+    slope,
+    size,
+    lowPrice: price[low]!,
+    lowMileage: mileage[low]!,
+    highPrice: price[high]!,
+    highMileage: mileage[high]!,
+  }
+}
+
+/** The value of rank k (0-based) of `values`, which it reorders: Hoare's selection, O(n) on average. */
+function selectRank(values: Float64Array, k: number): number {
+  let left = 0
+  let right = values.length - 1
+  while (left < right) {
+    const pivot = values[(left + right) >>> 1]!
+    let i = left
+    let j = right
+    while (i <= j) {
+      while (values[i]! < pivot) i++
+      while (values[j]! > pivot) j--
+      if (i <= j) {
+        const t = values[i]!
+        values[i++] = values[j]!
+        values[j--] = t
+      }
+    }
+    if (k <= j) right = j
+    else if (k >= i) left = i
+    else return values[k]!
+  }
+  return values[k]!
+}
+
+/** 5.2's pct_per_10000_km: the price change per 10,000 km more, in per cent, one decimal. */
+export function pctPer10000Km(fit: MileageFit): number {
+  return roundHalfAway(100 * (Math.exp(10_000 * fit.slope) - 1), 1)
+}
+
+/** 5.3's adjusted median at mileage m, unrounded: the section 2 median of the moved prices. */
+export function adjustedMedian(fit: MileageFit, m: number): number {
+  const low = fit.lowPrice * Math.exp(fit.slope * (m - fit.lowMileage))
+  if (fit.size % 2 === 1) return low
+  // Interpolated as figures.ts's percentile interpolates, so equal inputs give equal medians.
+  return low + 0.5 * (fit.highPrice * Math.exp(fit.slope * (m - fit.highMileage)) - low)
+}
+
+/** The `mileage_effect` member of a valuation. */
+export function mileageEffectMember(fit: MileageFit | null): string {
+  return fit === null
+    ? '"mileage_effect":null'
+    : `"mileage_effect":{"pct_per_10000_km":${pctPer10000Km(fit)},"sample_size":${fit.size}}`
+}
+
+/** The `adjusted` member of a valuation with a target mileage m (contract 5.3). */
+export function adjustedMember(fit: MileageFit | null, m: number): string {
+  return fit === null
+    ? '"adjusted":null'
+    : `"adjusted":{"mileage":${m},"median":${roundHalfAway(adjustedMedian(fit, m))},"sample_size":${fit.size}}`
+}
