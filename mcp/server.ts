@@ -11,8 +11,9 @@ const validator = new AjvJsonSchemaValidator()
 
 /**
  * An MCP server that offers the API's operations as tools to one caller: the market
- * tools always, the account tools only to a caller with a key. Both transports use it:
- * stdio with a caller over HTTP, /mcp with the runtime's in-process calls.
+ * and catalogue tools always, the account tools only to a caller with a key. Both
+ * transports use it: stdio with a caller over HTTP, /mcp with the runtime's in-process
+ * calls.
  *
  * @example
  * const call = httpCaller('http://127.0.0.1:8080', key, 30_000)

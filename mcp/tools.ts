@@ -12,6 +12,9 @@ export const TOOL_PATHS = {
   get_market_liquidity: '/v1/market/liquidity',
   get_valuation_factors: '/v1/market/valuation-factors',
   get_regional_pricing: '/v1/market/regional',
+  get_depreciation: '/v1/market/depreciation',
+  list_makes: '/v1/catalog/makes',
+  list_models: '/v1/catalog/models',
   get_account: '/v1/account/me',
   get_usage: '/v1/account/usage',
 } as const
@@ -86,8 +89,10 @@ export function toolset(document: JsonObject): Toolset {
   // A failed call's structured result is the envelope's error object, and the SDK's client
   // checks structured results against the output schema whether or not they are errors.
   const error = inline(at(components, 'Error', 'properties', 'error'), components)
+  // No requirement at all (the free routes' `security: []`) or an empty one among them (the demo tier's `{}`).
   const anonymous = (requirements: unknown) =>
-    Array.isArray(requirements) && requirements.some((r) => isJsonObject(r) && Object.keys(r).length === 0)
+    Array.isArray(requirements) &&
+    (requirements.length === 0 || requirements.some((r) => isJsonObject(r) && Object.keys(r).length === 0))
   const tools = Object.entries(TOOL_PATHS).map(([name, path]): ToolDefinition => {
     const operation = at(document, 'paths', path, 'get')
     const parameters: unknown = operation.parameters ?? []

@@ -2,6 +2,7 @@ import { OPERATIONS } from '../format/schema.js'
 import { ApiError } from '../query/api-error.js'
 import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
 import type { Snapshot } from '../query/snapshot.js'
+import { CATALOG_ROUTES } from './catalog-call.js'
 import { withCredits } from './metered-call.js'
 import { parseQuery } from './query-string.js'
 import { dataBody, errorBody } from './send.js'
@@ -11,8 +12,12 @@ import { dataBody, errorBody } from './send.js'
  * model-year any real market holds), and the first call the key e-mail shows.
  */
 export const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
-/** The query of the example request of each market operation, which the document and the pages show. */
-export const EXAMPLE_QUERY = new URLSearchParams({ ...EXAMPLE_VEHICLE, year: String(EXAMPLE_VEHICLE.year) }).toString()
+
+/** The query of an example request: those of the example vehicle's values the route takes. */
+function exampleQuery(parameters: ReadonlySet<string>): string {
+  const values = Object.entries(EXAMPLE_VEHICLE).filter(([name]) => parameters.has(name))
+  return new URLSearchParams(values.map(([name, value]): [string, string] => [name, String(value)])).toString()
+}
 
 /** A request shown as an example, and what the served snapshot answers to it. */
 export interface ExampleCall {
@@ -27,27 +32,35 @@ export interface ExampleCall {
 export type ExampleCalls = ReadonlyMap<string, ExampleCall>
 
 /**
- * Each market operation's example request answered from `snapshot` as a keyless call is
- * (the parameters checked, the answer looked up, `credits_used` appended), but neither
- * counted nor charged: the examples the document and the pages show are real answers of
- * the data being served. A request the snapshot cannot answer shows its error.
+ * The example request of each market operation and catalogue route, answered from
+ * `snapshot` as a keyless call is (the parameters checked, the answer looked up,
+ * `credits_used` appended to a market answer), but neither counted nor charged: the
+ * examples the document and the pages show are real answers of the data being served.
+ * A request the snapshot cannot answer shows its error.
  */
 export function exampleCalls(snapshot: Snapshot): ExampleCalls {
-  return new Map(
-    OPERATIONS.map((operation): [string, ExampleCall] => {
-      const spec = OPERATION_SPECS[operation]
-      const query = EXAMPLE_QUERY
-      try {
-        const params = parseQuery(query, new Set(spec.parameters))
-        const data = answerJson(
-          snapshot,
-          marketRequest(operation, (name) => params.get(name), snapshot.maxYear),
-        )
-        return [`/v1/market/${operation}`, { query, status: 200, body: dataBody(withCredits(data, spec.credits)) }]
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error
-        return [`/v1/market/${operation}`, { query, status: error.status, body: errorBody(error) }]
-      }
-    }),
+  const market = OPERATIONS.map((operation) => {
+    const spec = OPERATION_SPECS[operation]
+    const parameters = new Set(spec.parameters)
+    return exampleCall(`/v1/market/${operation}`, exampleQuery(parameters), (query) => {
+      const params = parseQuery(query, parameters)
+      const request = marketRequest(operation, (name) => params.get(name), snapshot.maxYear)
+      return withCredits(answerJson(snapshot, request), spec.credits)
+    })
+  })
+  const catalog = [...CATALOG_ROUTES].map(([path, route]) =>
+    exampleCall(path, exampleQuery(route.parameters), (query) =>
+      route.answer(snapshot, parseQuery(query, route.parameters)),
+    ),
   )
+  return new Map([...market, ...catalog])
+}
+
+function exampleCall(path: string, query: string, data: (query: string) => string): [string, ExampleCall] {
+  try {
+    return [path, { query, status: 200, body: dataBody(data(query)) }]
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    return [path, { query, status: error.status, body: errorBody(error) }]
+  }
 }

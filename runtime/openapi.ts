@@ -2,6 +2,7 @@ import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
 import { MIN_LISTINGS, OPERATIONS, type Operation } from '../format/schema.js'
 import { FUEL_TYPES, GEARBOXES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
+import type { MatchType } from '../query/name-resolver.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { ASKING_PRICE, MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
 import { DEMO_QUOTA, OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
@@ -24,6 +25,7 @@ const object = (properties: Record<string, Schema>, required = Object.keys(prope
   additionalProperties: false,
 })
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
+const MATCH_TYPES = ['exact', 'normalized', 'alias', 'family', 'fuzzy'] as const satisfies readonly MatchType[]
 /** Every spelling of a vocabulary, canonical values first. */
 const enumerated = <T extends string>(vocabulary: Vocabulary<T>): Schema => ({
   ...string,
@@ -103,7 +105,7 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
   depreciation: {
     summary: 'Depreciation curve',
     description:
-      'Median asking price of each production year with at least 10 listings, and the average change per year of age (a least-squares fit of the log median on the year).',
+      "Median asking price of each production year with at least 10 listings (of `fuel_type`, when given), and how much higher each newer production year's median is on average, in per cent (a least-squares fit of ln(median) on the year): roughly the share of its value a car loses per year of age.",
     data: 'DepreciationData',
   },
 }
@@ -194,6 +196,55 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
   }
 }
 
+/** A free, keyless catalogue route (data contract 5.6). */
+function catalogPath(
+  operationId: string,
+  summary: string,
+  description: string,
+  data: string,
+  parameters: readonly Schema[],
+  example: ExampleCall | undefined,
+): Schema {
+  const models = parameters.length > 0
+  return {
+    get: {
+      operationId,
+      summary: `${summary} (0 credits)`,
+      'x-credits': 0,
+      description: `${description} Free and keyless: no key is read and the demo quota is not used; only the rate limit applies.`,
+      tags: ['catalog'],
+      security: [],
+      parameters,
+      responses: {
+        '200': {
+          description: 'The catalogue.',
+          headers: RATE_HEADERS,
+          content: {
+            'application/json': {
+              schema: object({ status: { const: 'success' }, data: ref(data) }),
+              ...(example?.status === 200 ? { example: JSON.parse(example.body) as unknown } : {}),
+            },
+          },
+        },
+        '400': errorResponse(
+          models
+            ? 'make is missing, empty or too long, or a parameter is unknown or given twice (INVALID_PARAMETER, naming it).'
+            : 'The route takes no parameters: any is INVALID_PARAMETER, naming it.',
+          ['INVALID_PARAMETER'],
+        ),
+        ...(models
+          ? {
+              '404': errorResponse('The make resolves to nothing (with suggestions).', ['INSUFFICIENT_DATA']),
+            }
+          : {}),
+        '429': errorResponse('The rate limit is used up.', ['RATE_LIMIT_EXCEEDED'], true),
+        '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
+        '503': errorResponse('No snapshot is open yet; retry later.', ['NOT_READY']),
+      },
+    },
+  }
+}
+
 function schemas(): Record<string, Schema> {
   const side = object({ label: string, avg_price: number, sample_size: integer() })
   const base = {
@@ -218,7 +269,41 @@ function schemas(): Record<string, Schema> {
     Matched: object({
       makes: { type: 'array', items: string },
       models: { type: 'array', items: string },
-      match_type: { enum: ['exact', 'normalized', 'alias', 'family', 'fuzzy'] },
+      match_type: { enum: MATCH_TYPES },
+    }),
+    CatalogMakesData: object({
+      makes: {
+        type: 'array',
+        description: 'Every make with at least one listing, the most listed first, then by name (code-point order).',
+        items: object({ make: string, listings: integer({ minimum: 1 }) }),
+      },
+    }),
+    CatalogModelsData: object({
+      make: { ...string, description: 'The make as the request gave it.' },
+      matched: object({
+        makes: { type: 'array', items: string },
+        match_type: { enum: MATCH_TYPES.filter((type) => type !== 'family') },
+      }),
+      models: {
+        type: 'array',
+        description:
+          'Every model of the make with at least one listing, the most listed first, then by name (code-point order).',
+        items: object({
+          model: string,
+          listings: integer({ minimum: 1 }),
+          years: {
+            type: 'array',
+            items: integer(),
+            description:
+              'The production years with at least 10 listings (those a market operation can answer), oldest first.',
+          },
+          families: {
+            type: 'array',
+            items: string,
+            description: 'The family names that resolve to this model, among others (3 Series for Seria 3).',
+          },
+        }),
+      },
     }),
     ValuationData: data({
       currency,
@@ -262,7 +347,7 @@ function schemas(): Record<string, Schema> {
         annual_change_pct: {
           type: ['number', 'null'],
           description:
-            'The average change of the median per production year, in per cent: 100 (exp(s) - 1), s the least-squares slope of ln(median) on year over the curve. Null with fewer than 3 years.',
+            "How much higher each newer production year's median is, on average, in per cent: 100 (exp(s) - 1), s the least-squares slope of ln(median) on the production year over the curve's points (unrounded medians). Positive when newer years are dearer, as they usually are: a car then loses roughly that share of its value per year of age. Null with fewer than 3 years.",
         },
       },
       { year: false },
@@ -361,7 +446,8 @@ function schemas(): Record<string, Schema> {
           suggestions: {
             type: 'array',
             items: string,
-            description: 'INSUFFICIENT_DATA for an unknown name: close canonical names.',
+            description:
+              "INSUFFICIENT_DATA for a name that resolves to nothing: up to 5 names to try (canonical names and families), best first: those the name starts as a word (3 offers 3 Series), holds as a word or starts, then close ones by edit distance; a model of a known make always gets some of the make's models (its most listed when nothing is close). The message names the first.",
           },
           sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
           filters: {
@@ -488,6 +574,10 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
     security: [{ ApiKey: [] }, {}],
     tags: [
       { name: 'market', description: 'Paid market statistics.' },
+      {
+        name: 'catalog',
+        description: 'The makes and models the data hold, and the years they can be asked for; free and keyless.',
+      },
       { name: 'account', description: 'The account of a key; free.' },
       { name: 'registration', description: 'Registration by e-mail one-time code (the web pages use these).' },
     ],
@@ -497,6 +587,22 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
           const path = `/v1/market/${operation}`
           return [path, marketPath(operation, maxYear, examples.get(path))]
         }),
+      ),
+      '/v1/catalog/makes': catalogPath(
+        'listMakes',
+        'Makes with their listing counts',
+        'Every canonical make with at least one listing, with its number of listings, the most listed first.',
+        'CatalogMakesData',
+        [],
+        examples.get('/v1/catalog/makes'),
+      ),
+      '/v1/catalog/models': catalogPath(
+        'listModels',
+        "A make's models",
+        'Every canonical model of a make with at least one listing: its number of listings, the production years with at least 10 listings (the years the market operations can answer for it), and the family names that resolve to it. The make is resolved as the market operations resolve it (matched).',
+        'CatalogModelsData',
+        [{ name: 'make', in: 'query', required: true, ...PARAMETERS.make }],
+        examples.get('/v1/catalog/models'),
       ),
       '/v1/account/me': accountPath('The account of the key: balance, totals, status (0 credits).', 'AccountData', []),
       '/v1/account/usage': accountPath('Recent transactions, newest first (0 credits).', 'UsageData', [

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
-import { CURRENT_LINK, MANIFEST_FILE } from '../format/schema.js'
+import { CURRENT_LINK, MANIFEST_FILE, SCHEMA_VERSION } from '../format/schema.js'
 import { COLUMNS } from '../format/export-columns.js'
 import { SAMPLE_AS_OF } from '../sample/generate.js'
 import { build, carmarket, freshDir, rows, toCsv } from './support.js'
@@ -155,7 +155,7 @@ t.test('build, snapshot info and snapshot query', async (t) => {
       source: string
       counts: Record<string, number>
     }
-    t.equal(manifest.schema_version, 2)
+    t.equal(manifest.schema_version, SCHEMA_VERSION)
     t.equal(manifest.as_of, '2026-09-30')
     t.equal(manifest.build_id, report.build_id)
     t.equal(manifest.source, input)
@@ -268,7 +268,7 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     t.equal(bogus.stdout, '')
     t.match(
       bogus.stderr,
-      /^carmarket: unknown operation "bogus"; one of valuation, price-history, liquidity, valuation-factors, regional\n$/,
+      /^carmarket: unknown operation "bogus"; one of valuation, price-history, liquidity, valuation-factors, regional, depreciation, makes, models\n$/,
     )
 
     const history = await carmarket([
@@ -298,6 +298,104 @@ t.test('build, snapshot info and snapshot query', async (t) => {
       trend.trend.every((p) => p.month >= '2025-10' && p.month <= '2026-09' && p.sample_size > 0),
       'months within the window',
     )
+  })
+
+  await t.test('snapshot query: the figures of data contract 5 and the catalogue', async (t) => {
+    const query = (...args: string[]) => carmarket(['snapshot', 'query', ...args, '--snapshots', snapshots])
+    const golf = ['--make', 'VW', '--model', 'Golf']
+
+    const priced = await query('valuation', ...golf, '--year', '2017', '--mileage', '150000', '--asking-price', '40000')
+    t.equal(priced.code, 0, priced.stderr)
+    const valuation = (JSON.parse(priced.stdout) as { data: Record<string, any> }).data
+    t.same(
+      Object.keys(valuation),
+      [
+        ...['make', 'model', 'year', 'matched', 'currency', 'filters', 'valuation', 'sample_size'],
+        ...['confidence', 'mileage_effect', 'adjusted', 'asking_price'],
+      ],
+      'the new members, after the spec fields',
+    )
+    t.match(valuation, {
+      confidence: { median_low: Number, median_high: Number, level_pct: Number },
+      mileage_effect: { pct_per_10000_km: Number, sample_size: Number },
+      adjusted: { mileage: 150_000, median: Number, sample_size: Number },
+      asking_price: { price: 40_000, percentile: Number },
+    })
+    t.ok(valuation.confidence.median_low <= valuation.valuation.median, 'the interval holds the median')
+    t.ok(valuation.valuation.median <= valuation.confidence.median_high)
+    t.ok(valuation.confidence.level_pct >= 95, `level ${valuation.confidence.level_pct}`)
+    t.ok(['below_market', 'fair', 'above_market'].includes(valuation.asking_price.verdict))
+
+    const plain = await query('valuation', ...golf, '--year', '2017')
+    t.match(JSON.parse(plain.stdout).data, { adjusted: null, asking_price: null }, 'null members without the options')
+
+    const badPrice = await query('valuation', ...golf, '--year', '2017', '--asking-price', '0')
+    t.equal(badPrice.code, 1)
+    t.match(JSON.parse(badPrice.stdout), {
+      status: 'error',
+      error: { code: 'INVALID_PARAMETER', parameter: 'asking_price' },
+    })
+
+    const curve = await query('depreciation', ...golf)
+    t.equal(curve.code, 0, curve.stderr)
+    const depreciation = (JSON.parse(curve.stdout) as { data: Record<string, any> }).data
+    t.same(Object.keys(depreciation), ['make', 'model', 'matched', 'currency', 'curve', 'annual_change_pct'])
+    const years = depreciation.curve.map((p: { year: number }) => p.year)
+    t.ok(years.length >= 3, `${years.length} production years`)
+    t.same(
+      years,
+      [...years].sort((a, b) => a - b),
+      'oldest first',
+    )
+    t.ok(
+      depreciation.curve.every((p: { median: number; sample_size: number }) => p.median > 0 && p.sample_size >= 10),
+      'each year has at least 10 listings',
+    )
+    t.type(depreciation.annual_change_pct, 'number')
+    t.ok(depreciation.annual_change_pct > 0, 'newer years are dearer')
+    const diesel = await query('depreciation', ...golf, '--fuel-type', 'diesel')
+    t.equal(diesel.code, 0, diesel.stderr)
+    const thin = await query('depreciation', '--make', 'VW', '--model', 'Golf', '--fuel-type', 'hydrogen')
+    t.equal(thin.code, 1)
+    t.equal(JSON.parse(thin.stdout).error.code, 'INSUFFICIENT_DATA')
+    const unnamed = await query('depreciation', '--make', 'VW')
+    t.equal(unnamed.code, 1)
+    t.match(JSON.parse(unnamed.stdout).error, { code: 'INVALID_PARAMETER', parameter: 'model' })
+
+    const makes = await query('makes')
+    t.equal(makes.code, 0, makes.stderr)
+    const listed = (JSON.parse(makes.stdout) as { data: { makes: { make: string; listings: number }[] } }).data.makes
+    t.ok(listed.length > 10, `${listed.length} makes`)
+    t.ok(
+      listed.every((m, i) => i === 0 || m.listings <= listed[i - 1]!.listings),
+      'the most listed first',
+    )
+    t.equal(
+      listed.reduce((sum, m) => sum + m.listings, 0),
+      report.listings_kept,
+      'every listing kept is of one make',
+    )
+
+    const models = await query('models', '--make', 'VW')
+    t.equal(models.code, 0, models.stderr)
+    const catalog = (JSON.parse(models.stdout) as { data: Record<string, any> }).data
+    t.same(Object.keys(catalog), ['make', 'matched', 'models'])
+    t.same([catalog.make, catalog.matched], ['VW', { makes: ['Volkswagen'], match_type: 'alias' }])
+    t.equal(
+      catalog.models.reduce((sum: number, m: { listings: number }) => sum + m.listings, 0),
+      listed.find((m) => m.make === 'Volkswagen')?.listings,
+      "the make's listings, model by model",
+    )
+    const golfEntry = catalog.models.find((m: { model: string }) => m.model === 'Golf')
+    t.same(golfEntry.years, years, "the years of a model's curve are those the catalogue lists")
+    t.ok(golfEntry.families.includes('Golf Family'), 'with the families that resolve to it')
+
+    const noMake = await query('models')
+    t.equal(noMake.code, 1)
+    t.match(JSON.parse(noMake.stdout).error, { code: 'INVALID_PARAMETER', parameter: 'make' })
+    const unknownMake = await query('models', '--make', 'Volk')
+    t.equal(unknownMake.code, 1)
+    t.match(JSON.parse(unknownMake.stdout).error, { code: 'INSUFFICIENT_DATA', suggestions: ['Volkswagen'] })
   })
 })
 

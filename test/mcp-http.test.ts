@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
 import { RequestLog } from '../runtime/request-log.js'
-import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
+import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, DEMO_QUOTA, MARKET } from './mcp-support.js'
 import { account, build, freshDir, otherKey, serve } from './support.js'
 
 const PUBLIC_URL = 'https://api.example.test'
@@ -15,7 +15,13 @@ async function setup(t: Test) {
   const ledger = freshDir(t)
   const written: string[] = []
   const log = new RequestLog((text) => written.push(text))
-  const { base, get } = await serve(t, { snapshots, ledger, demoQuota: 10, publicUrl: PUBLIC_URL, requestLog: log })
+  const { base, get } = await serve(t, {
+    snapshots,
+    ledger,
+    demoQuota: DEMO_QUOTA,
+    publicUrl: PUBLIC_URL,
+    requestLog: log,
+  })
   const document = (await get('/v1/openapi.json')).body as Record<string, any>
   const lines = () => {
     log.flush()
@@ -43,21 +49,24 @@ async function connect(t: Test, base: string, key?: string) {
   return { client, errors }
 }
 
-t.test('keyless over /mcp: the market tools, in the demo quota of the caller address', async (t) => {
-  const { base, document, lines } = await setup(t)
-  const { client, errors } = await connect(t, base)
-  await checkTools(t, client, document, false)
-  await checkKeylessCalls(t, client, base)
-  await t.rejects(client.callTool({ name: 'get_usage', arguments: {} }), McpError, 'no account tools without a key')
-  t.same(errors, [], 'the client met nothing it did not expect')
-  const mcp = lines().filter((line) => line.route === '/mcp')
-  t.ok(mcp.length > 10, 'every /mcp request is in the request log')
-  t.same(
-    [...new Set(mcp.map((line) => `${line.method} ${line.status}`))].sort(),
-    ['GET 405', 'POST 200', 'POST 202'],
-    'JSON answers, 202 for notifications, 405 for the stream the client offers to open',
-  )
-})
+t.test(
+  'keyless over /mcp: the market tools in the demo quota of the caller address, the catalogue in none',
+  async (t) => {
+    const { base, document, lines } = await setup(t)
+    const { client, errors } = await connect(t, base)
+    await checkTools(t, client, document, false)
+    await checkKeylessCalls(t, client, base)
+    await t.rejects(client.callTool({ name: 'get_usage', arguments: {} }), McpError, 'no account tools without a key')
+    t.same(errors, [], 'the client met nothing it did not expect')
+    const mcp = lines().filter((line) => line.route === '/mcp')
+    t.ok(mcp.length > 10, 'every /mcp request is in the request log')
+    t.same(
+      [...new Set(mcp.map((line) => `${line.method} ${line.status}`))].sort(),
+      ['GET 405', 'POST 200', 'POST 202'],
+      'JSON answers, 202 for notifications, 405 for the stream the client offers to open',
+    )
+  },
+)
 
 t.test('keyed over /mcp: the account tools too, and every call is metered', async (t) => {
   const { base, ledger, document, lines } = await setup(t)
@@ -75,9 +84,11 @@ t.test('a key the API does not know: tool errors UNAUTHORIZED, nothing charged',
   const { base, ledger } = await setup(t)
   const { key } = await account(ledger, 'mcp-http-bad@example.pl', 100)
   const { client } = await connect(t, base, otherKey(key))
-  t.equal((await client.listTools()).tools.length, 7, 'a key was sent: the account tools are offered')
+  t.equal((await client.listTools()).tools.length, 10, 'a key was sent: the account tools are offered')
   const result = await call(client, 'get_regional_pricing', { make: 'VW', model: 'Golf', year: 2017 })
   t.same([result.isError, result.structured?.code], [true, 'UNAUTHORIZED'])
+  const makes = await call(client, 'list_makes', {})
+  t.same([makes.isError, makes.structured?.makes.length], [false, 1], 'the catalogue reads no key: it answers')
   t.equal(await balance(base, key), 100)
 })
 

@@ -6,7 +6,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
 import { openApiDocument } from '../runtime/openapi.js'
-import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, MARKET } from './mcp-support.js'
+import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, DEMO_QUOTA, MARKET } from './mcp-support.js'
 import { CLI, account, build, freshDir, otherKey, spawnServe } from './support.js'
 
 /** `carmarket mcp` as a desktop client runs it, with the SDK's own client on its stdin and stdout. */
@@ -47,8 +47,8 @@ async function serve(t: Test, demoQuota: number) {
   return { base, ledger, document: openApiDocument(snapshot.maxYear, base) as Record<string, any> }
 }
 
-t.test('keyless: the market tools, answered by the demo tier of the address', async (t) => {
-  const { base, document } = await serve(t, 10)
+t.test('keyless: the market tools, answered by the demo tier of the address, and the catalogue', async (t) => {
+  const { base, document } = await serve(t, DEMO_QUOTA)
   const { client, errors, stderr } = await mcp(t, ['--base-url', base])
   await checkTools(t, client, document, false)
   await checkKeylessCalls(t, client, base)
@@ -58,7 +58,7 @@ t.test('keyless: the market tools, answered by the demo tier of the address', as
 })
 
 t.test('with --api-key: the account tools too, and every call is metered', async (t) => {
-  const { base, ledger, document } = await serve(t, 10)
+  const { base, ledger, document } = await serve(t, DEMO_QUOTA)
   const { key } = await account(ledger, 'mcp-stdio@example.pl', 1000)
   const { client, errors } = await mcp(t, ['--base-url', base, '--api-key', key])
   await checkTools(t, client, document, true)
@@ -67,23 +67,25 @@ t.test('with --api-key: the account tools too, and every call is metered', async
 })
 
 t.test('with CARMARKET_API_KEY and CARMARKET_BASE_URL from the environment', async (t) => {
-  const { base, ledger } = await serve(t, 10)
+  const { base, ledger } = await serve(t, DEMO_QUOTA)
   const { key } = await account(ledger, 'mcp-env@example.pl', 100)
   const { client } = await mcp(t, [], { CARMARKET_API_KEY: key, CARMARKET_BASE_URL: base })
-  t.equal((await client.listTools()).tools.length, 7)
+  t.equal((await client.listTools()).tools.length, 10)
   const result = await call(client, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })
   t.same([result.isError, result.structured?.credits_remaining], [false, 94])
   t.equal(await balance(base, key), 94)
 })
 
 t.test('a key the API does not know: tool errors UNAUTHORIZED', async (t) => {
-  const { base, ledger } = await serve(t, 10)
+  const { base, ledger } = await serve(t, DEMO_QUOTA)
   const { key } = await account(ledger, 'mcp-bad@example.pl', 100)
   const { client } = await mcp(t, ['--base-url', base, '--api-key', otherKey(key)])
   for (const name of ['get_market_valuation', 'get_account']) {
     const result = await call(client, name, name === 'get_account' ? {} : { make: 'VW', model: 'Golf', year: 2017 })
     t.same([result.isError, result.structured?.code], [true, 'UNAUTHORIZED'], name)
   }
+  const models = await call(client, 'list_models', { make: 'VW' })
+  t.same([models.isError, models.structured?.matched.makes], [false, ['Volkswagen']], 'the catalogue reads no key')
   t.equal(await balance(base, key), 100)
 })
 
@@ -115,7 +117,7 @@ t.test('an API that cannot be reached: a tool error that says so, and the server
   t.equal(refused.isError, true)
   t.equal(refused.structured, undefined, 'no API answer to structure')
   t.match(refused.text, new RegExp(`could not be reached \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)`))
-  t.equal((await client.listTools()).tools.length, 5, 'still serving')
+  t.equal((await client.listTools()).tools.length, 8, 'still serving')
 
   const { client: waiting } = await mcp(t, ['--base-url', `http://127.0.0.1:${await silent(t)}`, '--timeout', '300'])
   const timedOut = await call(waiting, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })

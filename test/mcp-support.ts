@@ -18,12 +18,26 @@ export const MARKET_CALLS: readonly {
   readonly args: Args
   readonly credits: number
 }[] = [
-  { tool: 'get_market_valuation', args: { ...golf, fuel_type: 'diesel', mileage: 100_000 }, credits: 8 },
+  {
+    tool: 'get_market_valuation',
+    args: { ...golf, fuel_type: 'diesel', mileage: 100_000, asking_price: 52_000 },
+    credits: 8,
+  },
   { tool: 'get_price_history', args: { ...golf, months: 3 }, credits: 10 },
   { tool: 'get_market_liquidity', args: golf, credits: 6 },
   { tool: 'get_valuation_factors', args: golf, credits: 12 },
   { tool: 'get_regional_pricing', args: golf, credits: 8 },
+  { tool: 'get_depreciation', args: { make: 'VW', model: 'Golf' }, credits: 10 },
 ]
+
+/** A successful call of every catalogue tool: free, and answered with or without a key. */
+export const CATALOG_CALLS: readonly { readonly tool: keyof typeof TOOL_PATHS; readonly args: Args }[] = [
+  { tool: 'list_makes', args: {} },
+  { tool: 'list_models', args: { make: 'VW' } },
+]
+
+/** The demo quota of the servers these checks run on: each market call made once as a tool and once over HTTP. */
+export const DEMO_QUOTA = 2 * MARKET_CALLS.length
 
 export interface Envelope {
   status: string
@@ -62,9 +76,10 @@ export async function call(client: Client, name: string, args: Record<string, un
 }
 
 /**
- * The tools offered are the API's market operations, and its account operations too
- * when there is a key, as the served OpenAPI document describes them: every parameter
- * with its schema and description, the required ones required, nothing else accepted.
+ * The tools offered are the API's market and catalogue operations, and its account
+ * operations too when there is a key, as the served OpenAPI document describes them:
+ * every parameter with its schema and description, the required ones required, nothing
+ * else accepted.
  */
 export async function checkTools(
   t: Test,
@@ -73,21 +88,26 @@ export async function checkTools(
   keyed: boolean,
 ): Promise<void> {
   const operations = Object.entries(document.paths as Record<string, any>).filter(([, item]) =>
-    ['market', 'account'].includes(item.get?.tags?.[0]),
+    ['market', 'catalog', 'account'].includes(item.get?.tags?.[0]),
   )
   t.same(
     Object.values(TOOL_PATHS).sort(),
     operations.map(([path]) => path).sort(),
-    'a tool for every market and account operation',
+    'a tool for every market, catalogue and account operation',
   )
-  const offered = operations.filter(([, item]) => keyed || item.get.tags[0] === 'market').map(([path]) => path)
+  const offered = operations.filter(([, item]) => keyed || item.get.tags[0] !== 'account').map(([path]) => path)
   const { tools } = await client.listTools()
   t.same(
     tools.map((tool) => TOOL_PATHS[tool.name as keyof typeof TOOL_PATHS]).sort(),
     offered.sort(),
-    keyed ? 'with a key: market and account tools' : 'keyless: the market tools only',
+    keyed ? 'with a key: market, catalogue and account tools' : 'keyless: the market and catalogue tools',
   )
-  t.equal(tools.length, keyed ? 7 : 5)
+  t.equal(tools.length, keyed ? 10 : 8)
+  for (const name of ['get_depreciation', 'list_makes', 'list_models'])
+    t.ok(
+      tools.some((tool) => tool.name === name),
+      `${name} is offered`,
+    )
   for (const tool of tools) {
     const operation = document.paths[TOOL_PATHS[tool.name as keyof typeof TOOL_PATHS]].get
     const parameters = (operation.parameters ?? []) as {
@@ -122,8 +142,8 @@ export async function checkTools(
 /**
  * Keyless: a bad argument is a tool error that names it, and costs no quota; each
  * market tool answers the data of the same HTTP call, and both count in the demo quota
- * of the one address (the server's quota is 2 × 5): the next call is refused with
- * register_url.
+ * of the one address (the server's quota is DEMO_QUOTA): the next call is refused with
+ * register_url, while the catalogue tools, counted in no quota, still answer.
  */
 export async function checkKeylessCalls(t: Test, client: Client, base: string): Promise<void> {
   const invalid = await call(client, 'get_market_valuation', { ...golf, year: 1800 })
@@ -164,10 +184,51 @@ export async function checkKeylessCalls(t: Test, client: Client, base: string): 
   t.same(
     [refused.isError, refused.structured?.code],
     [true, 'DEMO_LIMIT_REACHED'],
-    'the eleventh market call of the day is refused',
+    'the market call of the day past the quota is refused',
   )
   t.match(refused.structured, { register_url: /\/register$/, message: String }, 'with register_url')
   t.equal((await http(base, '/v1/market/liquidity', golf)).status, 429, 'over HTTP too: one quota')
+  await checkCatalogCalls(t, client, base)
+}
+
+/**
+ * The catalogue tools answer the data of the same HTTP call, with no credit fields
+ * (they are free), whatever the demo quota or the key; a bad or unknown make is a tool
+ * error as the API answers it.
+ */
+export async function checkCatalogCalls(t: Test, client: Client, base: string, key?: string): Promise<void> {
+  for (const { tool, args } of CATALOG_CALLS) {
+    const result = await call(client, tool, args)
+    const direct = await http(base, TOOL_PATHS[tool], args, key)
+    t.equal(direct.status, 200, `${tool}: the HTTP call succeeds`)
+    t.notOk(result.isError, `${tool} succeeds`)
+    t.same(result.structured, direct.body.data, `${tool}: the data of the HTTP call`)
+    t.same(JSON.parse(result.text), result.structured, `${tool}: the same as JSON text`)
+    t.notOk('credits_used' in result.structured!, `${tool}: free, no credit fields`)
+  }
+  const makes = await call(client, 'list_makes', {})
+  t.same(makes.structured?.makes, [{ make: 'Volkswagen', listings: 34 }], 'list_makes: the makes and their listings')
+  const models = await call(client, 'list_models', { make: 'VW' })
+  t.same(
+    models.structured?.models.map((m: any) => [m.model, m.listings, m.years]),
+    [
+      ['Golf', 30, [2017]],
+      ['Polo', 4, []],
+    ],
+    'list_models: the models, their listings and the years with 10 of them',
+  )
+  const missing = await call(client, 'list_models', {})
+  t.same(
+    [missing.isError, missing.structured?.code, missing.structured?.parameter],
+    [true, 'INVALID_PARAMETER', 'make'],
+    'list_models without a make',
+  )
+  const unknown = await call(client, 'list_models', { make: 'Volk' })
+  t.same(
+    [unknown.isError, unknown.structured?.code, unknown.structured?.suggestions],
+    [true, 'INSUFFICIENT_DATA', ['Volkswagen']],
+    'list_models of a make that resolves to nothing: suggestions',
+  )
 }
 
 /**
@@ -216,10 +277,12 @@ export async function checkKeyedCalls(t: Test, client: Client, base: string, key
     usage.structured?.transactions.map((e: any) => [e.type, e.endpoint, e.credits, e.status]),
     [
       ['failed_call', 'price-history', 0, 'INVALID_PARAMETER'],
-      ['charge', 'regional', -8, 'success'],
+      ['charge', 'depreciation', -10, 'success'],
     ],
     'the refused call is on record, costing nothing',
   )
+  await checkCatalogCalls(t, client, base, key)
+  t.equal(await balance(base, key), before, 'the catalogue tools cost nothing')
   const bad = await call(client, 'get_usage', { limit: 0 })
   t.same([bad.isError, bad.structured?.parameter], [true, 'limit'])
 }

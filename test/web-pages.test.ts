@@ -221,6 +221,16 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
       `${name}: a curl example at the public URL`,
     )
   }
+  for (const path of ['/v1/catalog/makes', '/v1/catalog/models']) {
+    const section = sections.get(`GET ${path}`) ?? ''
+    t.ok(section.includes('<li>Free (0 credits)</li><li>No key</li>'), `${path}: free, and no key`)
+    t.notMatch(section, 'X-API-Key', `${path}: its curl example sends no key`)
+  }
+  const catalog = byId((await fetch('/docs')).text, 'catalog')
+  t.match(catalog, '<h2 id="catalog-title">Catalog</h2>', 'the catalogue has a section of its own')
+  const depreciation = sections.get('GET /v1/market/depreciation') ?? ''
+  t.match(depreciation, 'Key optional', 'depreciation is a market operation: the demo tier answers it')
+  t.notMatch(depreciation, '<code>year</code>', 'and takes no year')
 })
 
 t.test(
@@ -239,7 +249,7 @@ t.test(
     const sections = text.split(/^## /m).slice(1)
     t.same(
       sections.map((s) => s.slice(0, s.indexOf('\n'))),
-      ['Market operations', 'Account operations', 'Docs', 'Optional'],
+      ['Market operations', 'Catalogue operations', 'Account operations', 'Docs', 'Optional'],
     )
     for (const section of sections) {
       const items = section
@@ -252,11 +262,18 @@ t.test(
       )
     }
     const line = (path: string) => lines.find((l) => l.includes(`\`GET ${path}\``)) ?? ''
+    const sectionOf: Record<string, string> = {
+      market: 'Market operations',
+      catalog: 'Catalogue operations',
+      account: 'Account operations',
+    }
+    const listed: string[] = []
     for (const [path, item] of Object.entries(doc.paths)) {
       const tag = item.get?.tags?.[0]
-      if (tag !== 'market' && tag !== 'account') continue
+      if (sectionOf[tag] === undefined) continue
+      listed.push(path)
       const section = sections.find((s) => s.includes(`\`GET ${path}\``)) ?? ''
-      t.ok(section.startsWith(tag === 'market' ? 'Market operations' : 'Account operations'), `${path} in its section`)
+      t.ok(section.startsWith(sectionOf[tag]), `${path} in its section`)
       t.match(
         line(path),
         item.get['x-credits'] === 0 ? '(free' : `(${item.get['x-credits']} credits`,
@@ -265,6 +282,14 @@ t.test(
       t.match(line(path), /Use it /, `${path}: when to use it`)
       for (const p of item.get.parameters) t.match(line(path), p.name, `${path}: ${p.name}`)
     }
+    for (const path of ['/v1/market/depreciation', '/v1/catalog/makes', '/v1/catalog/models'])
+      t.ok(listed.includes(path), `${path} is listed`)
+    t.match(line('/v1/catalog/models'), '(free; takes make)', 'the catalogue is free')
+    t.match(
+      line('/v1/market/depreciation'),
+      "how much higher each newer production year's median is on average",
+      'the sign of the change: newer years dearer',
+    )
     for (const path of ['/v1/openapi.json', '/docs', NOT_A_PAGE, '/register'])
       t.match(text, `](${PUBLIC}${path})`, `links ${path}`)
     await resolves(
@@ -311,9 +336,11 @@ t.test(
       JSON.parse((await fetch(url.pathname + url.search, 'GET', withKey ? { 'x-api-key': key } : {})).text)
     const sections = operationSections((await fetch('/docs')).text)
     const market = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/market/'))
-    t.equal(market.length, 5)
+    t.equal(market.length, 6)
+    const catalog = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/catalog/'))
+    t.same(catalog, ['/v1/catalog/makes', '/v1/catalog/models'])
     const refused: string[] = []
-    for (const path of market) {
+    for (const path of [...market, ...catalog]) {
       const [shownRequest, shownAnswer, ...rest] = codeBlocks(sections.get(`GET ${path}`) ?? '')
       t.same(
         [shownRequest?.answer, shownAnswer?.answer, rest.length],
@@ -329,7 +356,7 @@ t.test(
       const shown = JSON.parse(shownAnswer!.text)
       t.same(shown, await answerTo(url), `${path}: the answer shown is the server's to ${url.search}`)
       const keyed = await answerTo(url, true)
-      if (keyed.status === 'success') {
+      if (keyed.status === 'success' && market.includes(path)) {
         t.type(keyed.data.credits_remaining, 'number', `${path}: a keyed answer has the balance`)
         delete keyed.data.credits_remaining
       }
@@ -371,8 +398,8 @@ t.test('a curl line that needs the key stops in the shell while KEY is unset', a
   }
   t.equal(
     lines.length,
-    9,
-    'the keyed examples: the seven market and account operations of /docs, the home page and the registration',
+    10,
+    'the keyed examples: the eight market and account operations of /docs, the home page and the registration',
   )
   for (const line of lines) t.match(line, '-H "X-API-Key: ${KEY:?set KEY to your key}"', 'the key from $KEY, or a stop')
   const env = { PATH: process.env.PATH ?? '' }
@@ -445,7 +472,7 @@ t.test(
     )
     t.teardown(() => client.close())
     const { tools } = await client.listTools()
-    t.equal(tools.length, 7, 'with a key: the market and account tools')
+    t.equal(tools.length, 10, 'with a key: the market, catalogue and account tools')
     const listed = [...mcp.matchAll(/<tr><td><code>([a-z_]+)<\/code>/g)].map((m) => m[1])
     t.same(
       listed,

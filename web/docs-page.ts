@@ -95,11 +95,12 @@ function mcpSection(site: Site): Html {
   const keyless =
     site.demoQuota > 0
       ? 'without it, the market tools use the keyless demo tier and the account tools are not offered'
-      : 'every tool needs it on this server'
+      : 'without it, the market tools are refused on this server (it has no demo tier) and the account tools are not offered'
   return html`<section id="mcp" aria-labelledby="mcp-title">
 <h2 id="mcp-title">MCP</h2>
-<p>The market and account operations are also the tools of a Model Context Protocol server, for AI assistants
-and agents. A tool call is the API call: the same answers, errors and credits. The key is optional: ${keyless}.</p>
+<p>The market, catalogue and account operations are also the tools of a Model Context Protocol server, for AI
+assistants and agents. A tool call is the API call: the same answers, errors and credits. The key is optional:
+${keyless}; the catalogue tools are free and need none.</p>
 <h3>A desktop client (stdio)</h3>
 <p><code>npx ${stdio.join(' ')}</code> serves the tools on standard input and output and calls this API over
 HTTP; it runs the carmarket package installed on your machine (Node.js 20 or later). In the client's

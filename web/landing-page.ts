@@ -30,7 +30,7 @@ export function landingPage(site: Site): string {
   const main = html`<div class="wrap">
 <section class="hero">
 <h1>Polish used-car market data, one HTTP call away</h1>
-<p class="lead">Valuation, price history, liquidity, valuation factors and regional pricing for any make, model and production year on the Polish used-car market, as JSON.</p>
+<p class="lead">Valuation, price history, liquidity, valuation factors and regional pricing for any make, model and production year on the Polish used-car market, and depreciation across production years, as JSON.</p>
 <ul class="facts">
 ${
   facts === undefined
@@ -94,7 +94,7 @@ ${table(
     dollars((o.credits ?? 0) * CREDIT_USD),
   ]),
 )}
-<p class="muted">The account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free. A call that fails (a bad parameter, too little data, a server error) is refunded automatically.</p>
+<p class="muted">The catalogue of makes and models, <a href="/docs#catalog"><code>GET /v1/catalog/makes</code> and <code>GET /v1/catalog/models</code></a>, is free and needs no key; the account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free too. A call that fails (a bad parameter, too little data, a server error) is refunded automatically.</p>
 </section>
 
 <section id="plans" aria-labelledby="plans-title">
@@ -148,7 +148,7 @@ assistants, from a desktop client or over HTTP; they work without a key too.</p>
   return layout({
     title: 'carmarket: Polish used-car market data API',
     description:
-      'Valuation, price history, liquidity, valuation factors and regional prices of used cars in Poland, as a JSON API. Prices in PLN.',
+      'Valuation, price history, depreciation, liquidity, valuation factors and regional prices of used cars in Poland, as a JSON API. Prices in PLN.',
     path: '/',
     main,
   })

@@ -16,12 +16,19 @@ const MARKET_USE: Readonly<Record<Operation, string>> = {
     'Use it for what an attribute is worth: imported against domestic, automatic against manual, each fuel against petrol.',
   regional:
     'Use it for where in Poland a model is cheaper or dearer: the average price in each voivodeship against the national average.',
-  depreciation:
-    'Use it for how fast a model loses value: the median price of each production year and the average change per year of age.',
+  depreciation: 'Use it for how fast a model loses value with age, or to compare production years before choosing one.',
 }
 
 const USE: ReadonlyMap<string, string> = new Map([
   ...OPERATIONS.map((o): [string, string] => [`/v1/market/${o}`, MARKET_USE[o]]),
+  [
+    '/v1/catalog/makes',
+    'Use it to learn which makes the data hold, and how many listings each has, before asking about one.',
+  ],
+  [
+    '/v1/catalog/models',
+    'Use it to find the exact model names of a make and the production years a market call can be answered for, instead of guessing names.',
+  ],
   [
     '/v1/account/me',
     'Use it to check the credit balance before a series of paid calls, and whether the account is active.',
@@ -74,12 +81,16 @@ export function llmsTxt(site: Site): string {
 - Base URL: ${api.server}. Every answer is JSON: \`{"status":"success","data":{...}}\` or \`{"status":"error","error":{"code":"...","message":"..."}}\`.
 - Authentication: send the key in the \`${api.keyHeader}\` header. ${demo} A header that is present but empty or unknown is 401 UNAUTHORIZED.
 - Keys: free registration by e-mail one-time code (${site.url}/register) opens an account with ${SIGNUP_CREDITS} credits and e-mails its key. A lost key cannot be recovered: support issues a new one.
-- Credits: each market call costs the credits listed below; account calls are free; a failed call (400, 404, 500) is refunded automatically. A credit is worth ${dollars(CREDIT_USD)}; credits never expire; plans run from ${dollars(smallest.usd)} for ${count(smallest.credits)} credits to ${dollars(largest.usd)} for ${count(largest.credits)} (${site.url}/#plans). 402 INSUFFICIENT_CREDITS carries \`top_up_url\`.
-- Names: \`make\` and \`model\` accept aliases (VW, 320d) and English family names (3 Series); the \`matched\` block of an answer shows how they were read. 404 INSUFFICIENT_DATA means fewer than ${MIN_LISTINGS} listings matched, with \`suggestions\` for a name it did not know.
+- Credits: each market call costs the credits listed below; catalogue and account calls are free; a failed call (400, 404, 500) is refunded automatically. A credit is worth ${dollars(CREDIT_USD)}; credits never expire; plans run from ${dollars(smallest.usd)} for ${count(smallest.credits)} credits to ${dollars(largest.usd)} for ${count(largest.credits)} (${site.url}/#plans). 402 INSUFFICIENT_CREDITS carries \`top_up_url\`.
+- Names: \`make\` and \`model\` accept aliases (VW, 320d) and English family names (3 Series); the \`matched\` block of an answer shows how they were read; the free catalogue lists the names the data hold. 404 INSUFFICIENT_DATA means fewer than ${MIN_LISTINGS} listings matched, with \`suggestions\` for a name it did not know.
 
 ## Market operations
 
 ${tagged('market').map(line).join('\n')}
+
+## Catalogue operations
+
+${tagged('catalog').map(line).join('\n')}
 
 ## Account operations
 
