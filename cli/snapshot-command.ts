@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import { OPERATIONS, type Manifest, type Operation } from '../format/schema.js'
-import { answer, marketRequest } from '../query/operations.js'
+import { OPERATION_SPECS, answer, marketRequest } from '../query/operations.js'
 import { Snapshot } from '../query/snapshot.js'
 import { EnvironmentError, UsageError } from './handle-error.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
@@ -43,6 +43,8 @@ interface QueryFlags {
 
 /** The free catalogue questions `query` answers beside the market operations. */
 const CATALOG = ['makes', 'models'] as const
+/** Every question's parameters, by their API names (flagOf reads each from its option). */
+const PARAMETERS = ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'asking_price', 'months'] as const
 
 const query = new Command('query')
   .description('answer a market question offline, printing the JSON envelope the HTTP API returns')
@@ -64,6 +66,19 @@ const query = new Command('query')
     const known: readonly string[] = [...OPERATIONS, ...CATALOG]
     if (!known.includes(operation)) {
       throw new UsageError(`unknown operation ${JSON.stringify(operation)}; one of ${known.join(', ')}`)
+    }
+    // An option the question does not take is refused, as the HTTP API refuses an unknown parameter.
+    const takes: readonly string[] =
+      operation === 'makes'
+        ? []
+        : operation === 'models'
+          ? ['make']
+          : OPERATION_SPECS[operation as Operation].parameters
+    const option = (parameter: string) => `--${parameter.replace(/_/g, '-')}`
+    for (const parameter of PARAMETERS) {
+      if (flagOf(flags, parameter) === undefined || takes.includes(parameter)) continue
+      const accepted = takes.length === 0 ? 'no options but --snapshots' : takes.map(option).join(', ')
+      throw new UsageError(`${operation} does not take ${option(parameter)}; it takes ${accepted}`)
     }
     const snapshot = openOrFail(flags.snapshots)
     try {

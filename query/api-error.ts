@@ -52,7 +52,9 @@ export function invalidParameter(parameter: string, message: string): ApiError {
 /** A parameter the operation does not take, named with those it does. */
 export function unknownParameter(name: string, known: Iterable<string>): ApiError {
   const shown = name.slice(0, 50)
-  return invalidParameter(shown, `unknown parameter ${JSON.stringify(shown)}; this takes ${[...known].join(', ')}`)
+  const list = [...known]
+  const takes = list.length === 0 ? 'this takes no parameters' : `this takes ${list.join(', ')}`
+  return invalidParameter(shown, `unknown parameter ${JSON.stringify(shown)}; ${takes}`)
 }
 
 /** No snapshot is served yet. */

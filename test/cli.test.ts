@@ -393,6 +393,18 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     const noMake = await query('models')
     t.equal(noMake.code, 1)
     t.match(JSON.parse(noMake.stdout).error, { code: 'INVALID_PARAMETER', parameter: 'make' })
+
+    // An option the question does not take is a wrong call, as an unknown parameter is over HTTP.
+    for (const [operation, ...options] of [
+      ['depreciation', ...golf, '--year', '2017'],
+      ['makes', '--make', 'VW'],
+      ['models', '--make', 'VW', '--model', 'Golf'],
+      ['liquidity', ...golf, '--year', '2017', '--mileage', '100000'],
+    ] as const) {
+      const refused = await query(operation, ...options)
+      t.equal(refused.code, 2, `${operation} ${options.join(' ')}`)
+      t.equal(refused.stdout, '')
+    }
     const unknownMake = await query('models', '--make', 'Volk')
     t.equal(unknownMake.code, 1)
     t.match(JSON.parse(unknownMake.stdout).error, { code: 'INSUFFICIENT_DATA', suggestions: ['Volkswagen'] })
