@@ -1,11 +1,14 @@
 /**
  * The build benchmark: generates the sample export once per size, then times
- * `carmarket build` on it next to two baselines measured in the same run on the same
- * file: a plain gunzip-and-split scan, and DuckDB computing count, mean and quartiles
- * per make/model/year. Every job runs in a child process of its own (peak RSS is that
- * process's); the median of the runs is reported.
+ * `carmarket build` on it next to baselines measured in the same run on the same file: a
+ * plain gunzip-and-split scan, DuckDB computing count, mean and quartiles per
+ * make/model/year, and DuckDB computing those and the figures beyond them (the mileage
+ * fit per make/model/year, the median per make/model/year and fuel). Every job runs in a
+ * child process of its own (peak RSS is that process's); the median of the runs is
+ * reported. `--before DIR` also times the build of another checkout's compiled code, so
+ * that a change to the build is judged against the code before it in the same run.
  *
- *   npm run bench:build -- [--scales 1,5] [--runs 3]
+ *   npm run bench:build -- [--scales 1,5] [--runs 3] [--before DIR]
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
@@ -20,27 +23,42 @@ const option = (name: string, fallback: string) => {
 }
 const scales = option('--scales', '1').split(',').map(Number)
 const runs = Number(option('--runs', '3'))
+const before = option('--before', '')
 const data = join('bench', '.data')
 const measure = fileURLToPath(new URL('./measure.js', import.meta.url))
 mkdirSync(data, { recursive: true })
 
 interface Measured {
   seconds: number
+  cpu_seconds: number
   max_rss_mb: number
 }
 
+/** One job, in a child process; `before` is the build of the checkout in `--before`. */
 function run(job: string, file: string): Measured {
   const snapshots = join(data, 'snapshots')
   rmSync(snapshots, { recursive: true, force: true })
-  const out = execFileSync(process.execPath, [measure, job, file, snapshots], { encoding: 'utf8', maxBuffer: 1 << 20 })
+  const args = job === 'before' ? ['build', file, snapshots, before] : [job, file, snapshots]
+  const out = execFileSync(process.execPath, [measure, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 })
   return JSON.parse(out.trim().split('\n').at(-1)!) as Measured
 }
+
+interface Summary {
+  seconds: number
+  cpu: number
+  rss: number
+}
+
+const timed = (m: Summary) => `${m.seconds.toFixed(2)} s (CPU ${m.cpu.toFixed(2)} s), ${m.rss} MB`
+/** Of the elapsed times, and in brackets of the CPU times: on a busy machine the second is the steadier. */
+const ratio = (a: Summary, b: Summary) => `${(a.seconds / b.seconds).toFixed(2)}x (${(a.cpu / b.cpu).toFixed(2)}x)`
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)]!
 }
 
+const jobs = ['scan', 'duckdb', 'duckdb-figures', 'build', ...(before === '' ? [] : ['before'])]
 const rows: string[] = []
 for (const scale of scales) {
   const listings = Math.round(DEFAULT_LISTINGS * scale)
@@ -49,32 +67,42 @@ for (const scale of scales) {
     process.stderr.write(`generating ${listings} listings into ${file}\n`)
     await generateExport({ out: file, listings, seed: 'bench', asOf: '2026-09-30' })
   }
-  const results: Record<string, Measured[]> = { scan: [], duckdb: [], build: [] }
+  const results = new Map<string, Measured[]>(jobs.map((job) => [job, []]))
   for (let i = 0; i < runs; i++) {
-    for (const job of ['scan', 'duckdb', 'build']) {
+    for (const job of jobs) {
       const m = run(job, file)
-      results[job]!.push(m)
-      process.stderr.write(`${listings} ${job} run ${i + 1}: ${m.seconds.toFixed(2)} s, ${m.max_rss_mb} MB\n`)
+      results.get(job)!.push(m)
+      process.stderr.write(
+        `${listings} ${job} run ${i + 1}: ${m.seconds.toFixed(2)} s, CPU ${m.cpu_seconds.toFixed(2)} s, ${m.max_rss_mb} MB\n`,
+      )
     }
   }
-  const summary = Object.fromEntries(
-    Object.entries(results).map(([job, ms]) => [
-      job,
-      { seconds: median(ms.map((m) => m.seconds)), rss: median(ms.map((m) => m.max_rss_mb)) },
-    ]),
-  ) as Record<'scan' | 'duckdb' | 'build', { seconds: number; rss: number }>
-  const build = summary.build
+  const summary = (job: string): Summary => {
+    const ms = results.get(job)!
+    return {
+      seconds: median(ms.map((m) => m.seconds)),
+      cpu: median(ms.map((m) => m.cpu_seconds)),
+      rss: median(ms.map((m) => m.max_rss_mb)),
+    }
+  }
+  const scan = summary('scan')
+  const quartiles = summary('duckdb')
+  const figures = summary('duckdb-figures')
+  const build = summary('build')
+  const earlier = before === '' ? '' : ` ${timed(summary('before'))} | ${ratio(build, summary('before'))} |`
   rows.push(
-    `| ${listings.toLocaleString('en-US')} | ${summary.scan.seconds.toFixed(2)} s | ${summary.duckdb.seconds.toFixed(2)} s, ${summary.duckdb.rss} MB | ` +
-      `${build.seconds.toFixed(2)} s, ${build.rss} MB | ${Math.round(listings / build.seconds).toLocaleString('en-US')} | ` +
-      `${(build.seconds / summary.duckdb.seconds).toFixed(2)}x | ${(build.seconds / summary.scan.seconds).toFixed(2)}x |`,
+    `| ${listings.toLocaleString('en-US')} | ${scan.seconds.toFixed(2)} s | ${timed(quartiles)} | ${timed(figures)} | ` +
+      `${timed(build)} | ${Math.round(listings / build.seconds).toLocaleString('en-US')} | ` +
+      `${ratio(build, quartiles)} | ${ratio(build, figures)} | ${ratio(figures, quartiles)} | ${ratio(build, scan)} |${earlier}`,
   )
 }
+const beforeColumns = before === '' ? ['', ''] : [' build of --before | build / --before |', '---|---|']
 process.stdout.write(
   [
-    `runs per job: ${runs} (median), node ${process.version}`,
-    '| listings | plain scan | DuckDB | carmarket build | rows/s | build / DuckDB | build / scan |',
-    '|---|---|---|---|---|---|---|',
+    `runs per job: ${runs} (median), node ${process.version}${before === '' ? '' : `, --before ${before}`}`,
+    '| listings | plain scan | DuckDB quartiles | DuckDB with the figures | carmarket build | rows/s | build / DuckDB quartiles | ' +
+      `build / DuckDB with the figures | DuckDB with the figures / quartiles | build / scan |${beforeColumns[0]}`,
+    `|---|---|---|---|---|---|---|---|---|---|${beforeColumns[1]}`,
     ...rows,
     '',
   ].join('\n'),
