@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { runBuild } from '../build/run-build.js'
 import { Snapshot } from '../query/snapshot.js'
@@ -16,11 +16,24 @@ export async function benchSnapshots(listings: number): Promise<string> {
   mkdirSync(BENCH_DATA, { recursive: true })
   const dir = join(BENCH_DATA, `answers-${listings}`)
   if (!servable(dir)) {
-    const file = join(BENCH_DATA, `listings-${listings}.csv.gz`)
-    if (!existsSync(file)) await generateExport({ out: file, listings, seed: 'bench', asOf: '2026-09-30' })
-    await runBuild({ input: file, snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
+    await runBuild({ input: await benchExport(listings), snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
   }
   return dir
+}
+
+/**
+ * The sample export of `listings` listings (seed `bench`, as of 2026-09-30), generated on first use under a temporary
+ * name and then renamed, so that a run stopped half way leaves no cut file for the next to read.
+ */
+export async function benchExport(listings: number): Promise<string> {
+  mkdirSync(BENCH_DATA, { recursive: true })
+  const file = join(BENCH_DATA, `listings-${listings}.csv.gz`)
+  if (existsSync(file)) return file
+  process.stderr.write(`generating ${listings} listings into ${file}\n`)
+  const partial = `${file}.partial`
+  await generateExport({ out: partial, listings, seed: 'bench', asOf: '2026-09-30' })
+  renameSync(partial, file)
+  return file
 }
 
 function servable(dir: string): boolean {

@@ -11,10 +11,11 @@
  *   npm run bench:build -- [--scales 1,5] [--runs 3] [--before DIR]
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_LISTINGS, generateExport } from '../sample/generate.js'
+import { DEFAULT_LISTINGS } from '../sample/generate.js'
+import { BENCH_DATA, benchExport } from './bench-data.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: string) => {
@@ -24,9 +25,7 @@ const option = (name: string, fallback: string) => {
 const scales = option('--scales', '1').split(',').map(Number)
 const runs = Number(option('--runs', '3'))
 const before = option('--before', '')
-const data = join('bench', '.data')
 const measure = fileURLToPath(new URL('./measure.js', import.meta.url))
-mkdirSync(data, { recursive: true })
 
 interface Measured {
   seconds: number
@@ -36,7 +35,7 @@ interface Measured {
 
 /** One job, in a child process; `before` is the build of the checkout in `--before`. */
 function run(job: string, file: string): Measured {
-  const snapshots = join(data, 'snapshots')
+  const snapshots = join(BENCH_DATA, 'snapshots')
   rmSync(snapshots, { recursive: true, force: true })
   const args = job === 'before' ? ['build', file, snapshots, before] : [job, file, snapshots]
   const out = execFileSync(process.execPath, [measure, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 })
@@ -62,11 +61,7 @@ const jobs = ['scan', 'duckdb', 'duckdb-figures', 'build', ...(before === '' ? [
 const rows: string[] = []
 for (const scale of scales) {
   const listings = Math.round(DEFAULT_LISTINGS * scale)
-  const file = join(data, `listings-${listings}.csv.gz`)
-  if (!existsSync(file)) {
-    process.stderr.write(`generating ${listings} listings into ${file}\n`)
-    await generateExport({ out: file, listings, seed: 'bench', asOf: '2026-09-30' })
-  }
+  const file = await benchExport(listings)
   const results = new Map<string, Measured[]>(jobs.map((job) => [job, []]))
   for (let i = 0; i < runs; i++) {
     for (const job of jobs) {
