@@ -263,10 +263,7 @@ class Scratch {
   mileages = new Int32Array(0)
   /** ln(price) beside each price of `lists` with a known mileage: the fits need it, and each listing is in up to four. */
   logs = new Float64Array(0)
-  /** A filter's listings with a known mileage, for its fit. */
-  private fitPrice = new Float64Array(0)
-  private fitLog = new Float64Array(0)
-  private fitMileage = new Int32Array(0)
+  /** Room for a fit's moved prices and a copy to select from. */
   private fitScratch = new Float64Array(0)
   readonly sums = new Sums()
 
@@ -284,31 +281,19 @@ class Scratch {
       this.lists = new Float64Array(size * 4)
       this.mileages = new Int32Array(size * 4)
       this.logs = new Float64Array(size * 4)
-      this.fitPrice = new Float64Array(size)
-      this.fitLog = new Float64Array(size)
-      this.fitMileage = new Int32Array(size)
-      this.fitScratch = new Float64Array(size)
+      this.fitScratch = new Float64Array(size * 2)
     }
     this.sums.clear()
     return this
   }
 
-  /**
-   * The figures of the ascending prices lists[from, to): the spec's, the median's interval and the mileage fit.
-   */
+  /** The figures of the ascending prices lists[from, to): the spec's, the median's interval and the mileage fit. */
   figures(from: number, to: number): ValuationFigures {
     const prices = this.lists.subarray(from, to)
-    let known = 0
-    for (let i = from; i < to; i++) {
-      if (this.mileages[i]! < 0) continue
-      this.fitPrice[known] = this.lists[i]!
-      this.fitLog[known] = this.logs[i]!
-      this.fitMileage[known++] = this.mileages[i]!
-    }
     return {
       ...priceFigures(prices),
       confidence: confidenceOf(prices),
-      fit: fitMileage(this.fitPrice, this.fitLog, this.fitMileage, known, this.fitScratch),
+      fit: fitMileage(this.lists, this.logs, this.mileages, from, to, this.fitScratch),
     }
   }
 

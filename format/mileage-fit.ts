@@ -23,57 +23,72 @@ export interface MileageFit {
 }
 
 /**
- * The fit over `size` listings (prices, their natural logarithms and known mileages), or
- * null with fewer than MIN_LISTINGS or when every mileage is the same. `scratch` holds at
- * least `size` numbers.
+ * The fit over the listings from..to of `price` (with their natural logarithms in
+ * `logPrice` and their mileages in `mileage`, -1 where unknown: those are left out), or
+ * null with fewer than MIN_LISTINGS known or when every known mileage is the same.
+ * `scratch` holds at least 2 (to - from) numbers.
  */
 export function fitMileage(
   price: ArrayLike<number>,
   logPrice: ArrayLike<number>,
   mileage: ArrayLike<number>,
-  size: number,
+  from: number,
+  to: number,
   scratch: Float64Array,
 ): MileageFit | null {
-  if (size < MIN_LISTINGS) return null
+  let size = 0
   let sumX = 0
   let sumY = 0
+  let first = -1
   let same = true
-  for (let i = 0; i < size; i++) {
-    sumX += mileage[i]!
+  for (let i = from; i < to; i++) {
+    const m = mileage[i]!
+    if (m < 0) continue
+    if (first < 0) first = m
+    else if (m !== first) same = false
+    size++
+    sumX += m
     sumY += logPrice[i]!
-    if (mileage[i] !== mileage[0]) same = false
   }
-  if (same) return null
+  if (size < MIN_LISTINGS || same) return null
   // Centred sums (a second pass) keep the slope exact to the last digits the contract rounds to.
   const meanX = sumX / size
   const meanY = sumY / size
   let sxy = 0
   let sxx = 0
-  for (let i = 0; i < size; i++) {
+  for (let i = from; i < to; i++) {
+    if (mileage[i]! < 0) continue
     const dx = mileage[i]! - meanX
     sxy += dx * (logPrice[i]! - meanY)
     sxx += dx * dx
   }
   const slope = sxy / sxx
-  // ln p' - b m: the moved order as numbers; the middle one or two are selected, not sorted.
-  const moved = scratch.subarray(0, size)
-  for (let i = 0; i < size; i++) moved[i] = logPrice[i]! - slope * mileage[i]!
+  // ln p' - b m, by listing (NaN for an unknown mileage): the moved order as numbers; the
+  // middle one or two are selected from a copy of the known ones, not sorted.
+  const moved = scratch.subarray(0, to - from)
+  const known = scratch.subarray(to - from, to - from + size)
+  let k = 0
+  for (let i = from; i < to; i++) {
+    const m = mileage[i]!
+    moved[i - from] = m < 0 ? Number.NaN : logPrice[i]! - slope * m
+    if (m >= 0) known[k++] = moved[i - from]!
+  }
   const lowRank = (size - 1) >> 1
-  let low = -1
-  let high = -1
-  const lowValue = selectRank(moved.slice(), lowRank)
+  const lowValue = selectRank(known, lowRank)
   let highValue = lowValue
   if (size % 2 === 0) {
     // The next rank up: the least value above the lower middle, or an equal one counted past it.
-    let below = 0
+    let atMost = 0
     highValue = Infinity
-    for (let i = 0; i < size; i++) {
-      if (moved[i]! <= lowValue) below++
+    for (let i = 0; i < moved.length; i++) {
+      if (moved[i]! <= lowValue) atMost++
       else if (moved[i]! < highValue) highValue = moved[i]!
     }
-    if (below > lowRank + 1) highValue = lowValue
+    if (atMost > lowRank + 1) highValue = lowValue
   }
-  for (let i = 0; i < size && (low < 0 || high < 0); i++) {
+  let low = -1
+  let high = -1
+  for (let i = 0; i < moved.length && (low < 0 || high < 0); i++) {
     if (low < 0 && moved[i] === lowValue) low = i
     else if (high < 0 && moved[i] === highValue) high = i
   }
@@ -81,10 +96,10 @@ export function fitMileage(
   return {
     slope,
     size,
-    lowPrice: price[low]!,
-    lowMileage: mileage[low]!,
-    highPrice: price[high]!,
-    highMileage: mileage[high]!,
+    lowPrice: price[from + low]!,
+    lowMileage: mileage[from + low]!,
+    highPrice: price[from + high]!,
+    highMileage: mileage[from + high]!,
   }
 }
 

@@ -49,7 +49,7 @@ t.test('a mileage fit: the slope of ln(price) on mileage and the median of the m
       i % 5 === 0 ? 40_000 : Math.round(80_000 * Math.exp(-m / 400_000) + next() * 5_000),
     )
     const logs = price.map(Math.log)
-    const fit = fitMileage(price, logs, mileage, size, new Float64Array(size))!
+    const fit = fitMileage(price, logs, mileage, 0, size, new Float64Array(2 * size))!
     const x = reference.mean(mileage)
     const y = reference.mean(logs)
     const slope =
@@ -66,6 +66,15 @@ t.test('a mileage fit: the slope of ln(price) on mileage and the median of the m
   }
   const same = Array.from({ length: 12 }, () => 100_000)
   const prices = same.map((_, i) => 30_000 + i)
-  t.equal(fitMileage(prices, prices.map(Math.log), same, 12, new Float64Array(12)), null, 'all mileages equal')
-  t.equal(fitMileage(prices, prices.map(Math.log), [...same.slice(1), 1], 9, new Float64Array(12)), null, 'nine')
+  t.equal(fitMileage(prices, prices.map(Math.log), same, 0, 12, new Float64Array(24)), null, 'all mileages equal')
+  const unknown = [...same.slice(0, 9).map((m, i) => m + i), -1, -1, -1]
+  t.equal(fitMileage(prices, prices.map(Math.log), unknown, 0, 12, new Float64Array(24)), null, 'nine known mileages')
+  // Unknown mileages inside the range and listings outside it are left out.
+  const known = Array.from({ length: 14 }, (_, i) => 50_000 + 7_000 * i)
+  const knownPrices = known.map((m, i) => 60_000 - m / 10 + (i % 3) * 900)
+  const padded = [5, 6, ...known.flatMap((m, i) => (i % 4 === 0 ? [m, -1] : [m])), 7]
+  const paddedPrices = [1, 2, ...knownPrices.flatMap((p, i) => (i % 4 === 0 ? [p, 99_999] : [p])), 3]
+  const alone = fitMileage(knownPrices, knownPrices.map(Math.log), known, 0, 14, new Float64Array(28))
+  const amid = fitMileage(paddedPrices, paddedPrices.map(Math.log), padded, 2, padded.length - 1, new Float64Array(60))
+  t.same(amid, alone, 'the same fit with unknown mileages among them and other listings around')
 })
