@@ -1,5 +1,5 @@
 import { createServer, IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { OPERATIONS } from '../format/schema.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
@@ -456,6 +456,17 @@ function httpServer(timeouts: NonNullable<RuntimeOptions['timeouts']>): HttpServ
   // A client that sends its request and half-closes (FIN) still reads: it gets its
   // answer, where node would otherwise close the connection without one.
   Object.assign(server, { httpAllowHalfOpen: true })
+  // Node closes a keep-alive connection when its idle timer fires. After the process was
+  // busy for longer than that (a long pause, a starved CPU), the timer fires before the
+  // request the client sent in time is read, and closing then resets that request under
+  // the client. So the verdict waits past the next read of the sockets: a connection
+  // that received anything is not idle.
+  server.on('timeout', (socket: Socket) => {
+    const read = socket.bytesRead
+    setImmediate(() => {
+      if (socket.bytesRead === read) socket.destroy()
+    })
+  })
   return server
 }
 

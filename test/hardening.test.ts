@@ -33,6 +33,33 @@ t.test('a client sending its headers slowly is cut off; oversized headers are re
   t.ok(idle.closedAfterMs < 5_000, `an idle keep-alive connection is closed (${idle.closedAfterMs} ms)`)
 })
 
+t.test('a request that arrived while the process was busy past the keep-alive timeout is answered', async (t) => {
+  const { snapshots } = await build(t, data)
+  const timeouts = { headers: 1_000, request: 2_000, keepAlive: 500 }
+  const { runtime } = await serve(t, { snapshots, timeouts })
+  const call = 'GET /livez HTTP/1.1\r\nHost: localhost\r\n\r\n'
+  // The second request goes out on the kept-alive connection at once; then the process is
+  // blocked (a long GC pause, a starved CPU) for longer than the idle connection may last.
+  // The server's idle timer and the request are both due when it wakes.
+  const outcome = await new Promise<{ answers: number; error?: string }>((resolve) => {
+    const socket = connect(runtime.address().port, '127.0.0.1', () => socket.write(call))
+    let reply = ''
+    const answers = () => reply.split('"alive":true').length - 1
+    socket.on('data', (chunk) => {
+      const before = answers()
+      reply += chunk.toString()
+      if (before === 0 && answers() === 1) {
+        socket.write(call)
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, timeouts.keepAlive * 5)
+      }
+      if (answers() === 2) socket.end()
+    })
+    socket.on('error', (error: NodeJS.ErrnoException) => resolve({ answers: answers(), error: error.code }))
+    socket.on('close', () => resolve({ answers: answers() }))
+  })
+  t.same(outcome, { answers: 2 }, 'both requests are answered, none is cut off')
+})
+
 t.test('SIGTERM: stop accepting, finish the request in flight, exit cleanly', async (t) => {
   const { snapshots } = await build(t, data)
   const { child, port, log } = await spawnServe(t, [

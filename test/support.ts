@@ -244,11 +244,22 @@ export async function spawnServe(
     stdio: ['ignore', options.stdout === true ? 'pipe' : 'ignore', 'pipe'],
     env: options.env ?? process.env,
   })
-  t.teardown(() => {
-    child.kill('SIGKILL')
-  })
   let log = ''
   let stdout = ''
+  const running = () => child.exitCode === null && child.signalCode === null
+  t.teardown(async () => {
+    // A failed test tells how its server ended (given a moment, if it is stopping) and what it wrote on stderr.
+    if (!t.passing()) {
+      if (running())
+        await new Promise((resolve) => {
+          child.once('exit', resolve)
+          setTimeout(resolve, 1_000)
+        })
+      const ended = running() ? 'is still running' : `exited with code ${child.exitCode}, signal ${child.signalCode}`
+      t.comment(`the server (pid ${child.pid}) ${ended}; its stderr:\n${log}`)
+    }
+    child.kill('SIGKILL')
+  })
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
   const port = await new Promise<number>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
