@@ -307,7 +307,7 @@ export async function account(
   }
 }
 
-/** The processes whose parent is `pid`. */
+/** The live processes whose parent is `pid` (not those dead and waiting for it to read their end). */
 export function children(pid: number): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
@@ -315,7 +315,9 @@ export function children(pid: number): number[] {
       try {
         // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after its closing parenthesis.
         const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid
+        const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        // A zombie (Z) has died and waits only for its parent to read its end.
+        return state !== 'Z' && Number(parent) === pid
       } catch {
         return false
       }
