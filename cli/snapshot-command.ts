@@ -43,8 +43,8 @@ interface QueryFlags {
 
 /** The free catalogue questions `query` answers beside the market operations. */
 const CATALOG = ['makes', 'models'] as const
-/** Every question's parameters, by their API names (flagOf reads each from its option). */
-const PARAMETERS = ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'asking_price', 'months'] as const
+/** Every market operation's parameters, by their API names (flagOf reads each from its option). */
+const PARAMETERS = [...new Set(Object.values(OPERATION_SPECS).flatMap((spec) => spec.parameters))]
 
 const query = new Command('query')
   .description('answer a market question offline, printing the JSON envelope the HTTP API returns')

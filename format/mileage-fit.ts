@@ -75,16 +75,11 @@ export function fitMileage(
   }
   const lowRank = (size - 1) >> 1
   const lowValue = selectRank(known, lowRank)
+  // Selection leaves every value past the lower middle at least as large: the next rank up is the least of them.
   let highValue = lowValue
   if (size % 2 === 0) {
-    // The next rank up: the least value above the lower middle, or an equal one counted past it.
-    let atMost = 0
     highValue = Infinity
-    for (let i = 0; i < moved.length; i++) {
-      if (moved[i]! <= lowValue) atMost++
-      else if (moved[i]! < highValue) highValue = moved[i]!
-    }
-    if (atMost > lowRank + 1) highValue = lowValue
+    for (let i = lowRank + 1; i < size; i++) if (known[i]! < highValue) highValue = known[i]!
   }
   let low = -1
   let high = -1
@@ -103,7 +98,10 @@ export function fitMileage(
   }
 }
 
-/** The value of rank k (0-based) of `values`, which it reorders: Hoare's selection, O(n) on average. */
+/**
+ * The value of rank k (0-based) of `values`, which it reorders so that none before k is larger and none after it
+ * smaller: Hoare's selection, O(n) on average.
+ */
 function selectRank(values: Float64Array, k: number): number {
   let left = 0
   let right = values.length - 1

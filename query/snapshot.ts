@@ -97,8 +97,6 @@ export class Snapshot {
   // Reused by every mileage-filtered valuation: an 8-byte aligned copy of the key's
   // columns and the prices kept, so the scan allocates nothing.
   private columnBuffer = new Uint8Array(1 << 16)
-  /** The columns keyColumns read last, valid until it reads again. */
-  private columnView: ListingColumns | undefined
   private kept = new Float64Array(1 << 12)
 
   private constructor(dir: string) {
@@ -278,16 +276,17 @@ export class Snapshot {
 
   valuationJson(params: ValuationParams): string {
     const resolution = this.find(params, 'valuation')
-    const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
-    const gearbox = params.gearbox === null ? UNKNOWN : GEARBOXES.indexOf(params.gearbox)
+    const fuel = codeOf(params.fuel_type, FUEL_TYPES)
+    const gearbox = codeOf(params.gearbox, GEARBOXES)
     let members = ''
     let sampleSize: number
     if (params.mileage !== null) {
-      const prices = this.valuationPrices(resolution, params.year, params.mileage, fuel, gearbox)
+      const columns = this.keyColumns(resolution, params.year)
+      const prices = this.valuationPrices(columns, params.mileage, fuel, gearbox)
       sampleSize = prices.length
       if (sampleSize >= MIN_LISTINGS) {
         // The fit is the filter's over all its mileages: the window narrows the valuation, not the fit (contract 5.2).
-        const fit = fitOf(this.columnView!, filterSelector(fuel, gearbox))
+        const fit = fitOf(columns!, filterSelector(fuel, gearbox))
         members =
           `${valuationMembers(priceFigures(prices), confidenceOf(prices))},${mileageEffectMember(fit)},` +
           `${adjustedMember(fit, params.mileage)},${askingPriceMember(prices, params.asking_price)}`
@@ -301,7 +300,10 @@ export class Snapshot {
         members +=
           params.asking_price === null
             ? '"asking_price":null'
-            : askingPriceMember(this.valuationPrices(resolution, params.year, null, fuel, gearbox), params.asking_price)
+            : askingPriceMember(
+                this.valuationPrices(this.keyColumns(resolution, params.year), null, fuel, gearbox),
+                params.asking_price,
+              )
       }
     }
     if (members === '' || sampleSize < MIN_LISTINGS) {
@@ -358,8 +360,7 @@ export class Snapshot {
     const bytes = this.answers.getBinaryFast(answerKey(resolution.target, ALL_YEARS, 'depreciation'))
     if (bytes === undefined || !this.stored.reset(bytes))
       throw new Error(`the snapshot's depreciation answer for ${describe(resolution)} is missing or unreadable`)
-    const fuel = params.fuel_type === null ? UNKNOWN : FUEL_TYPES.indexOf(params.fuel_type)
-    const variant = this.stored.find(fuel)
+    const variant = this.stored.find(codeOf(params.fuel_type, FUEL_TYPES))
     if (variant < 0 || this.stored.items(variant) === 0)
       throw thinCurve(resolution, params.fuel_type, variant < 0 ? 0 : this.stored.sampleSize(variant))
     return `${head(params, resolution)},"currency":"PLN",${this.stored.text(variant)}}`
@@ -427,29 +428,26 @@ export class Snapshot {
    */
   private keyColumns(resolution: Resolution, year: number): ListingColumns | undefined {
     const stored = this.columns.getBinaryFast(statKey(resolution.target, year))
-    if (stored === undefined) return (this.columnView = undefined)
+    if (stored === undefined) return undefined
     // getBinaryFast lends a large reusable buffer whose `length` alone is the value's:
     // copy exactly that many bytes.
     const size = stored.length
     if (this.columnBuffer.byteLength < size) this.columnBuffer = new Uint8Array(grownSize(size))
     this.columnBuffer.set(stored.subarray(0, size))
-    return (this.columnView = viewColumns(this.columnBuffer))
+    return viewColumns(this.columnBuffer)
   }
 
   /**
-   * Prices, ascending, of the valuation's listings: the key's, of the fuel and gearbox
-   * asked for, within ±30% of a mileage when one is given (mileageWindow). The key's
-   * columns are ascending by price, so the kept prices come out sorted. The result is a
-   * view of a buffer the next call reuses.
+   * Prices, ascending, of the valuation's listings: the key's (its `columns`, from keyColumns), of the fuel and gearbox
+   * asked for, within ±30% of a mileage when one is given (mileageWindow). The key's columns are ascending by price, so
+   * the kept prices come out sorted. The result is a view of a buffer the next call reuses.
    */
   private valuationPrices(
-    resolution: Resolution,
-    year: number,
+    columns: ListingColumns | undefined,
     mileage: number | null,
     fuel: number,
     gearbox: number,
   ): Float64Array {
-    const columns = this.keyColumns(resolution, year)
     if (columns === undefined) return this.kept.subarray(0, 0)
     if (mileage === null && fuel === UNKNOWN && gearbox === UNKNOWN) return columns.price
     if (this.kept.length < columns.count) this.kept = new Float64Array(grownSize(columns.count))
@@ -491,6 +489,11 @@ function head(
   const matched = { makes: resolution.makes, models: resolution.models, match_type: resolution.matchType }
   const year = params.year === undefined ? '' : `,"year":${params.year}`
   return `{"make":${JSON.stringify(params.make)},"model":${JSON.stringify(params.model)}${year},"matched":${JSON.stringify(matched)}`
+}
+
+/** A request's fuel or gearbox as the snapshot's code: UNKNOWN (any) when not given. */
+function codeOf<T>(value: T | null, values: readonly T[]): number {
+  return value === null ? UNKNOWN : values.indexOf(value)
 }
 
 function quoted(value: string | null): string {
