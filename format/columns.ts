@@ -1,4 +1,4 @@
-import type { MileageFit } from './mileage-fit.js'
+import type { MileageFit } from './schema.js'
 
 /**
  * The `columns` record of a key: the answers that depend on a number of the request (a

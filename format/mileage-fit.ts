@@ -1,5 +1,5 @@
 import { roundHalfAway } from './figures.js'
-import { MIN_LISTINGS } from './schema.js'
+import { MIN_LISTINGS, type MileageFit } from './schema.js'
 
 /**
  * What mileage does to a price (data contract 5.2 and 5.3): the least-squares slope b of
@@ -10,17 +10,6 @@ import { MIN_LISTINGS } from './schema.js'
  * m, so the build finds the one or two listings at the middle of that order once, and
  * the median at any m is computed from those two alone, by the contract's formula.
  */
-export interface MileageFit {
-  /** b, per km. */
-  readonly slope: number
-  /** Listings in the fit. */
-  readonly size: number
-  /** The price and mileage of the listings at the middle of the moved order (the same one when size is odd). */
-  readonly lowPrice: number
-  readonly lowMileage: number
-  readonly highPrice: number
-  readonly highMileage: number
-}
 
 /**
  * The fit over the listings from..to of `price` (with their natural logarithms in

@@ -1,5 +1,3 @@
-import type { MileageFit } from './mileage-fit.js'
-
 /**
  * The snapshot format: what the build writes and the reader reads. This module (with
  * columns.ts, figures.ts and vocabulary.ts) is the only code that build/ and query/
@@ -162,6 +160,22 @@ export interface Confidence {
   readonly median_low: number
   readonly median_high: number
   readonly level_pct: number
+}
+
+/**
+ * What mileage does to a price (contract 5.2 and 5.3; computed in mileage-fit.ts): the least-squares slope of
+ * ln(price) on mileage_km, and the listings at the middle of the order of their prices moved to any one mileage.
+ */
+export interface MileageFit {
+  /** b, per km. */
+  readonly slope: number
+  /** Listings in the fit. */
+  readonly size: number
+  /** The price and mileage of the listings at the middle of the moved order (the same one when size is odd). */
+  readonly lowPrice: number
+  readonly lowMileage: number
+  readonly highPrice: number
+  readonly highMileage: number
 }
 
 /** A valuation's figures: the spec's, the median's interval and what mileage does to the price. */
