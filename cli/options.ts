@@ -1,3 +1,5 @@
+import type { CorsOrigins } from '../runtime/cors.js'
+import { parseEmail } from '../ledger/mailbox.js'
 import { UsageError } from './handle-error.js'
 
 /** Guards for command-line option values: each returns a typed value or throws a UsageError. */
@@ -57,4 +59,31 @@ export function httpUrl(value: string, option: string): string {
     )
   }
   return value
+}
+
+/**
+ * The web origins that may call the API from a browser: `*` (any), `none`, or a
+ * comma-separated list of origins such as https://app.example.com (scheme, host and port,
+ * nothing more).
+ */
+export function corsOrigins(value: string, option: string): CorsOrigins {
+  const text = value.trim()
+  if (text === '*' || text === 'none') return text
+  const origins = text.split(',').map((o) => o.trim())
+  for (const origin of origins) {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined
+    if (url === undefined || !/^https?:$/.test(url.protocol) || url.origin !== origin)
+      throw new UsageError(
+        `${option} takes *, none or origins such as https://app.example.com,http://localhost:3000 (scheme, host and port only), not ${JSON.stringify(origin)}`,
+      )
+  }
+  return origins
+}
+
+/** An e-mail address, in its delivery form. */
+export function emailAddress(value: string, option: string): string {
+  const parsed = parseEmail(value)
+  if (!parsed.ok)
+    throw new UsageError(`${option} must be an e-mail address such as support@example.com: ${parsed.message}`)
+  return parsed.address
 }

@@ -7,6 +7,8 @@ import { OutboxMailer } from '../runtime/mailer.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { exampleCalls } from '../runtime/example-calls.js'
+import type { CorsOrigins } from '../runtime/cors.js'
+import type { Links } from '../runtime/links.js'
 import { listenedUrl } from '../runtime/listened-url.js'
 import { servedDocument } from '../runtime/openapi.js'
 import { DEFAULTS, DRAIN_MS, Runtime, type RuntimeOptions, type Site } from '../runtime/server.js'
@@ -14,7 +16,7 @@ import { webRoutes } from '../web/routes.js'
 import { openCounters, openLedger } from './engines.js'
 import { told } from './handle-error.js'
 import { DEFAULT_LEDGER } from './ledger-options.js'
-import { DEFAULT_SNAPSHOTS, collect, httpUrl, positiveInteger, tcpPort } from './options.js'
+import { DEFAULT_SNAPSHOTS, collect, corsOrigins, emailAddress, httpUrl, positiveInteger, tcpPort } from './options.js'
 import { startBanner } from './start-banner.js'
 import { outboxFailure, startFailure } from './start-failure.js'
 import { ensureSampleSnapshot } from './sample-command.js'
@@ -30,6 +32,8 @@ interface ServeFlags {
   demoQuota: string
   trustedProxy: string[]
   publicUrl?: string
+  supportEmail?: string
+  corsOrigins: string
   outbox: string
   sample?: boolean
   requestLog: boolean
@@ -42,6 +46,8 @@ interface Settings {
   readonly rateLimit: number
   readonly demoQuota: number
   readonly publicUrl: string | undefined
+  readonly supportEmail: string | undefined
+  readonly corsOrigins: CorsOrigins
 }
 
 const env = process.env
@@ -88,6 +94,16 @@ export const serveCommand = new Command('serve')
     env.CARMARKET_PUBLIC_URL,
   )
   .option(
+    '--support-email <address>',
+    "the mailbox support answers at, named when an account is disabled and on the pages (env CARMARKET_SUPPORT_EMAIL; by default support@ the public URL's host)",
+    env.CARMARKET_SUPPORT_EMAIL,
+  )
+  .option(
+    '--cors-origins <list>',
+    'web pages that may call the API from a browser: * (any), none, or a comma-separated list of origins such as https://app.example.com (env CARMARKET_CORS_ORIGINS)',
+    env.CARMARKET_CORS_ORIGINS ?? '*',
+  )
+  .option(
     '--outbox <dir>',
     'the folder e-mail is written to, one JSON file a message (env CARMARKET_OUTBOX)',
     env.CARMARKET_OUTBOX ?? 'data/outbox',
@@ -106,6 +122,8 @@ export const serveCommand = new Command('serve')
       demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
       publicUrl:
         flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url').replace(/\/+$/, ''),
+      supportEmail: flags.supportEmail === undefined ? undefined : emailAddress(flags.supportEmail, '--support-email'),
+      corsOrigins: corsOrigins(flags.corsOrigins, '--cors-origins'),
     }
     if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
     if (cluster.isPrimary && settings.workers > 1) {
@@ -141,6 +159,8 @@ export const serveCommand = new Command('serve')
         demoQuota: settings.demoQuota,
         trustedProxies: flags.trustedProxy,
         publicUrl: settings.publicUrl,
+        supportEmail: settings.supportEmail,
+        corsOrigins: settings.corsOrigins,
         mailer: outbox(flags.outbox),
         requestLog,
         gatherMetrics: link?.gather,
@@ -212,11 +232,12 @@ function outbox(dir: string): OutboxMailer {
  * latest production year, next year's while there is none, and the answers of the
  * example requests) at the public URL.
  */
-export function siteOf(demoQuota: number): (snapshot: Snapshot | undefined, publicUrl: string) => Site {
-  return (snapshot, publicUrl) => {
+export function siteOf(demoQuota: number): (snapshot: Snapshot | undefined, links: Links) => Site {
+  return (snapshot, links) => {
     const examples = snapshot === undefined ? new Map() : exampleCalls(snapshot)
-    const document = servedDocument(snapshot?.maxYear ?? latestYear(new Date().getUTCFullYear()), publicUrl, examples)
+    const maxYear = snapshot?.maxYear ?? latestYear(new Date().getUTCFullYear())
+    const document = servedDocument(maxYear, links.publicUrl, examples)
     const served = snapshot === undefined ? undefined : { manifest: snapshot.manifest, examples }
-    return { document, pages: webRoutes(document.body, publicUrl, demoQuota, served) }
+    return { document, pages: webRoutes(document.body, links, demoQuota, served) }
   }
 }

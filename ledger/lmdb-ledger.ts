@@ -7,17 +7,24 @@ import { LedgerError } from './ledger-error.js'
 import { LmdbWrites } from './lmdb-writes.js'
 import { parseEmail } from './mailbox.js'
 import { privateDir, privateFiles } from './private-files.js'
-import { FAILED_CALL_ENTRIES_PER_DAY, alwaysWanted } from './types.js'
+import { oneCharge } from './one-charge.js'
+import { FAILED_CALL_ENTRIES_PER_DAY, IDEMPOTENCY, alwaysWanted } from './types.js'
 import type {
   Account,
   AccountStatus,
   Call,
   ChargeResult,
+  Charges,
+  ChargesResult,
   CodeCheck,
+  DebitOutcome,
   Entry,
   EntryType,
+  IdempotencyStart,
+  IdempotentCall,
   Ledger,
   LedgerWrite,
+  StoredAnswer,
   WriteHealth,
 } from './types.js'
 
@@ -39,6 +46,19 @@ interface StoredAccount extends Omit<Account, 'key_delivered'> {
    * number.
    */
   readonly failures?: { readonly day: number; readonly entries: number; readonly last: number }
+  /** The account's Idempotency-Keys: the next one's sequence number, and how many are kept. */
+  readonly idempotency?: { readonly next: number; readonly count: number }
+}
+/** An Idempotency-Key of an account: held by a call in flight (`token`, until `lease`), or answered (`answer`). */
+interface StoredKeyUse {
+  /** The key's place among the account's keys, oldest first (database `idempotency_order`). */
+  readonly seq: number
+  readonly fingerprint: string
+  /** When the key was first used (ms since the epoch); it is kept IDEMPOTENCY.ttlMs from then. */
+  readonly created: number
+  readonly token?: string
+  readonly lease?: number
+  readonly answer?: StoredAnswer
 }
 interface StoredCode {
   readonly hash: string
@@ -84,6 +104,7 @@ export class LmdbLedger implements Ledger {
     key: 0,
     status: 0,
     code: 0,
+    idempotency: 0,
   }
 
   private constructor(
@@ -95,13 +116,16 @@ export class LmdbLedger implements Ledger {
     private readonly keys: Database<StoredKey, string>,
     private readonly history: Database<Entry, [string, number]>,
     private readonly codes: Database<StoredCode, string>,
+    private readonly keyUses: Database<StoredKeyUse, [string, string]>,
+    /** Each account's keys in the order of their first use: [account, seq] to the key. */
+    private readonly keyOrder: Database<string, [string, number]>,
   ) {
     this.writes = new LmdbWrites('the ledger', root)
   }
 
   static open(dir: string): LmdbLedger {
     privateDir(dir)
-    const root = open({ path: join(dir, LEDGER_FILE), maxDbs: 8, overlappingSync: false })
+    const root = open({ path: join(dir, LEDGER_FILE), maxDbs: 12, overlappingSync: false })
     privateFiles(dir)
     const ledger = new LmdbLedger(
       dir,
@@ -112,6 +136,8 @@ export class LmdbLedger implements Ledger {
       root.openDB<StoredKey, string>(records('keys')),
       root.openDB<Entry, [string, number]>(records('entries')),
       root.openDB<StoredCode, string>(records('codes')),
+      root.openDB<StoredKeyUse, [string, string]>(records('idempotency')),
+      root.openDB<string, [string, number]>({ name: 'idempotency_order' }),
     )
     ledger.upgrade()
     return ledger
@@ -213,23 +239,60 @@ export class LmdbLedger implements Ledger {
     return id === undefined ? undefined : this.account(id)
   }
 
-  charge(accountId: string, credits: number, call: Call, wanted: () => boolean = alwaysWanted): Promise<ChargeResult> {
-    return this.commit('charge', (): ChargeResult => {
-      const account = this.accounts.get(accountId)
+  async charge(
+    accountId: string,
+    credits: number,
+    call: Call,
+    wanted: () => boolean = alwaysWanted,
+  ): Promise<ChargeResult> {
+    return oneCharge(await this.chargeAll(accountId, { debits: [{ credits, call }], wanted }))
+  }
+
+  chargeAll(accountId: string, charges: Charges): Promise<ChargesResult> {
+    const now = Date.now()
+    return this.commit('charge', (): ChargesResult => {
+      let account = this.accounts.get(accountId)
       if (account === undefined) return { ok: false, reason: 'unknown_account', balance: 0 }
       if (account.status !== 'active') return { ok: false, reason: 'disabled', balance: account.balance }
-      if (account.balance < credits) return { ok: false, reason: 'insufficient_credits', balance: account.balance }
-      if (!wanted()) return { ok: false, reason: 'not_wanted', balance: account.balance }
-      const balance = account.balance - credits
-      const line = entry(`${accountId}-${account.entries}`, 'charge', -credits, balance, call, 'success', null)
-      void this.accounts.put(accountId, {
-        ...account,
-        balance,
-        used: account.used + credits,
-        entries: account.entries + 1,
-      })
-      void this.history.put([accountId, account.entries], line)
-      return { ok: true, balance, entry: line }
+      const { remember } = charges
+      const use = remember === undefined ? undefined : this.liveUse(accountId, remember.key, now)
+      if (remember !== undefined && use?.answer !== undefined)
+        return use.fingerprint === remember.fingerprint
+          ? { ok: false, reason: 'replayed', answer: use.answer }
+          : { ok: false, reason: 'reused' }
+      // A request that could pay for nothing is refused for that, wanted or not, as a charge that is looked at.
+      const before = account.balance
+      const affordable = charges.debits.some((debit) => debit.credits <= before)
+      if (affordable && !(charges.wanted ?? alwaysWanted)())
+        return { ok: false, reason: 'not_wanted', balance: account.balance }
+      const outcomes: DebitOutcome[] = []
+      for (const { credits, call } of charges.debits) {
+        if (account.balance < credits) {
+          outcomes.push({ charged: false, balance: account.balance })
+          continue
+        }
+        const balance: number = account.balance - credits
+        const line = entry(`${accountId}-${account.entries}`, 'charge', -credits, balance, call, 'success', null)
+        void this.history.put([accountId, account.entries], line)
+        account = { ...account, balance, used: account.used + credits, entries: account.entries + 1 }
+        outcomes.push({ charged: true, balance, entry: line })
+      }
+      const day = Math.floor(now / DAY_MS)
+      for (const { call, code } of charges.failures ?? []) account = this.failed(account, call, code, day)
+      if (remember !== undefined) {
+        if (outcomes.some((o) => o.charged)) {
+          const answer = {
+            parts: remember.parts,
+            outcomes: outcomes.map(({ charged, balance }) => ({ charged, balance })),
+          }
+          account = this.keepUse(account, remember, use, now, { answer })
+        } else if (use !== undefined && use.token === remember.token) {
+          // Nothing charged, nothing kept: a retry runs again.
+          account = this.dropUse(account, remember.key, use)
+        }
+      }
+      void this.accounts.put(accountId, account)
+      return { ok: true, outcomes, balance: account.balance }
     })
   }
 
@@ -237,24 +300,139 @@ export class LmdbLedger implements Ledger {
     const day = Math.floor(Date.now() / DAY_MS)
     await this.commit('failed_call', () => {
       const account = this.accounts.get(accountId)
-      if (account === undefined) return
-      const today = account.failures?.day === day ? account.failures : undefined
-      if (today !== undefined) {
-        const last = this.history.get([accountId, today.last])
-        // The same failure again right after it, or any failure once the day's entries are spent: counted, not stored
-        // again.
-        const again = last !== undefined && today.last === account.entries - 1 && sameFailure(last, call, code)
-        if (last !== undefined && (again || today.entries >= FAILED_CALL_ENTRIES_PER_DAY)) {
-          void this.history.put([accountId, today.last], { ...last, count: (last.count ?? 1) + 1 })
-          return
-        }
+      if (account !== undefined) void this.accounts.put(accountId, this.failed(account, call, code, day))
+    })
+  }
+
+  /**
+   * A failed call's entry written (or counted on an earlier one, see Entry.count), inside a write transaction: the
+   * account as it is afterwards, for the caller to put.
+   */
+  private failed(account: StoredAccount, call: Call, code: string, day: number): StoredAccount {
+    const today = account.failures?.day === day ? account.failures : undefined
+    if (today !== undefined) {
+      const last = this.history.get([account.id, today.last])
+      // The same failure again right after it, or any failure once the day's entries are spent: counted, not stored
+      // again.
+      const again = last !== undefined && today.last === account.entries - 1 && sameFailure(last, call, code)
+      if (last !== undefined && (again || today.entries >= FAILED_CALL_ENTRIES_PER_DAY)) {
+        void this.history.put([account.id, today.last], { ...last, count: (last.count ?? 1) + 1 })
+        return account
       }
-      const failures = { day, entries: (today?.entries ?? 0) + 1, last: account.entries }
-      void this.accounts.put(accountId, { ...account, entries: account.entries + 1, failures })
-      void this.history.put(
-        [accountId, account.entries],
-        entry(`${accountId}-${account.entries}`, 'failed_call', 0, account.balance, call, code, null),
-      )
+    }
+    void this.history.put(
+      [account.id, account.entries],
+      entry(`${account.id}-${account.entries}`, 'failed_call', 0, account.balance, call, code, null),
+    )
+    const failures = { day, entries: (today?.entries ?? 0) + 1, last: account.entries }
+    return { ...account, entries: account.entries + 1, failures }
+  }
+
+  startIdempotent(accountId: string, call: IdempotentCall): Promise<IdempotencyStart> {
+    const now = Date.now()
+    const token = randomBytes(12).toString('base64url')
+    return this.commit('idempotency', (): IdempotencyStart => {
+      const use = this.liveUse(accountId, call.key, now)
+      if (use?.answer !== undefined)
+        return use.fingerprint === call.fingerprint ? { state: 'done', answer: use.answer } : { state: 'reused' }
+      if (use !== undefined && (use.lease ?? 0) > now)
+        return { state: use.fingerprint === call.fingerprint ? 'in_flight' : 'reused' }
+      const account = this.accounts.get(accountId)
+      if (account === undefined) throw new LedgerError('unknown_account', `no account ${accountId}`)
+      const held = { token, lease: now + IDEMPOTENCY.leaseMs }
+      void this.accounts.put(accountId, this.keepUse(account, { ...call, ...held }, use, now, held))
+      return { state: 'started', token }
+    })
+  }
+
+  async abandonIdempotent(accountId: string, key: string, token: string): Promise<void> {
+    await this.commit('idempotency', () => {
+      const use = this.keyUses.get([accountId, key])
+      const account = this.accounts.get(accountId)
+      if (use === undefined || use.answer !== undefined || use.token !== token || account === undefined) return
+      void this.accounts.put(accountId, this.dropUse(account, key, use))
+    })
+  }
+
+  /** The account's use of a key, unless its 24 hours are over (an expired one is as good as none). */
+  private liveUse(accountId: string, key: string, now: number): StoredKeyUse | undefined {
+    const use = this.keyUses.get([accountId, key])
+    return use !== undefined && use.created + IDEMPOTENCY.ttlMs > now ? use : undefined
+  }
+
+  /**
+   * Writes a key's use, in flight (`state` a token and lease) or answered: over a live use, in its place; else as
+   * the account's newest key (an expired use of the same key replaced), the oldest forgotten past
+   * IDEMPOTENCY.keysPerAccount. The account as it is afterwards, for the caller to put.
+   */
+  private keepUse(
+    account: StoredAccount,
+    call: IdempotentCall,
+    live: StoredKeyUse | undefined,
+    now: number,
+    state: Pick<StoredKeyUse, 'token' | 'lease' | 'answer'>,
+  ): StoredAccount {
+    if (live !== undefined) {
+      void this.keyUses.put([account.id, call.key], {
+        seq: live.seq,
+        fingerprint: call.fingerprint,
+        created: live.created,
+        ...state,
+      })
+      return account
+    }
+    const expired = this.keyUses.get([account.id, call.key])
+    if (expired !== undefined) account = this.dropUse(account, call.key, expired)
+    let { next, count } = account.idempotency ?? { next: 0, count: 0 }
+    if (count >= IDEMPOTENCY.keysPerAccount) {
+      const oldest = [
+        ...this.keyOrder.getRange({
+          start: [account.id, 0],
+          end: [account.id, next],
+          limit: count + 1 - IDEMPOTENCY.keysPerAccount,
+        }),
+      ]
+      for (const {
+        key: [, seq],
+        value: key,
+      } of oldest) {
+        void this.keyUses.remove([account.id, key])
+        void this.keyOrder.remove([account.id, seq])
+        count--
+      }
+    }
+    void this.keyUses.put([account.id, call.key], { seq: next, fingerprint: call.fingerprint, created: now, ...state })
+    void this.keyOrder.put([account.id, next], call.key)
+    return { ...account, idempotency: { next: next + 1, count: count + 1 } }
+  }
+
+  /** Removes a key's use; the account as it is afterwards, for the caller to put. */
+  private dropUse(account: StoredAccount, key: string, use: StoredKeyUse): StoredAccount {
+    void this.keyUses.remove([account.id, key])
+    void this.keyOrder.remove([account.id, use.seq])
+    const kept = account.idempotency ?? { next: 0, count: 1 }
+    return { ...account, idempotency: { next: kept.next, count: Math.max(kept.count - 1, 0) } }
+  }
+
+  async sweep(now: number): Promise<void> {
+    // Found outside the write transaction (reads do not block writers), removed inside it, each checked again there.
+    const old: [account: string, key: string][] = []
+    for (const { key: id, value: account } of this.accounts.getRange()) {
+      if ((account.idempotency?.count ?? 0) === 0) continue
+      for (const { value: key } of this.keyOrder.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+        const use = this.keyUses.get([id, key])
+        if (use !== undefined && use.created + IDEMPOTENCY.ttlMs > now) break
+        old.push([id, key])
+      }
+    }
+    if (old.length === 0) return
+    await this.commit('idempotency', () => {
+      for (const [id, key] of old) {
+        const use = this.keyUses.get([id, key])
+        const account = this.accounts.get(id)
+        if (use === undefined || account === undefined || use.created + IDEMPOTENCY.ttlMs > now) continue
+        void this.accounts.put(id, this.dropUse(account, key, use))
+      }
     })
   }
 

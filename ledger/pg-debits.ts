@@ -5,49 +5,52 @@ import { Batches } from './pg-batch.js'
 import { isRetryable, outcomeUnknown } from './pg-connection.js'
 import { batchEntries } from './pg-doubt.js'
 import type { PgHealth } from './pg-health.js'
-import { entryOf, instant, oneOf, text, whole, type Row } from './pg-rows.js'
-import type { Call, ChargeResult, DebitsInDoubt, Entry } from './types.js'
+import { entryOf, flags, instant, oneOf, text, whole, wholes, type Row } from './pg-rows.js'
+import { FAILED_CALL_ENTRIES_PER_DAY, IDEMPOTENCY } from './types.js'
+import type { Charges, ChargesResult, Debit, DebitOutcome, DebitsInDoubt, Entry, Failure } from './types.js'
 import { messageOf } from '../format/message-of.js'
 
 /** Times a batch is sent again after the server rolled it back for a deadlock or a serialization failure. */
 const RETRIES = 3
 
-export interface Debit {
+/** What one request charges (Charges), for one account, its calls as stored (see storable in pg-ledger.ts). */
+export interface Request {
   readonly accountId: string
-  readonly credits: number
-  /** The call as stored (see storable in pg-ledger.ts). */
-  readonly call: Call
+  readonly debits: readonly Debit[]
+  readonly failures: readonly Failure[]
+  readonly remember: Charges['remember']
   /** Whether the answer can still be delivered. */
   readonly wanted: () => boolean
 }
 
-const OUTCOMES = ['ok', 'insufficient_credits', 'disabled', 'unknown_account', 'not_wanted'] as const
+const OUTCOMES = ['ok', 'replayed', 'reused', 'disabled', 'unknown_account', 'not_wanted'] as const
 
-const CHARGE =
-  'SELECT o_outcome, o_balance, o_seq, o_time FROM carmarket_charge_batch_v2($1, $2, $3, $4, $5, $6, $7, $8) WITH ORDINALITY ORDER BY ordinality'
+const CHARGE = `SELECT o_outcome, o_balance, o_charged, o_balances, o_seqs, o_times, o_parts
+  FROM carmarket_charge_batch_v3(${Array.from({ length: 22 }, (_, i) => `$${i + 1}`).join(', ')}) WITH ORDINALITY ORDER BY ordinality`
 
 /**
- * Debits in batches (pg-batch.ts), each one call of carmarket_charge_batch_v2: one
- * transaction, one commit (one WAL flush) for all of its debits.
+ * Requests' charges in batches (pg-batch.ts), each one call of carmarket_charge_batch_v3: one
+ * transaction, one commit (one WAL flush) for all of their debits, failure records and
+ * stored answers.
  *
  * Each debit is checked and taken on the server (UPDATE … WHERE balance >= cost), never
  * read here and written back, so concurrent batches, of this process or another, can
- * never overspend an account. The debits are sent sorted by account, so that batches
+ * never overspend an account. The requests are sent sorted by account, so that batches
  * lock accounts in the same order and cannot deadlock one another; should the server
  * roll a batch back all the same (a deadlock, a serialization failure), nothing of it
  * was written and it is sent again.
  *
- * A batch whose connection fails once it was sent may have committed. Its debits are not
+ * A batch whose connection fails once it was sent may have committed. Its requests are not
  * answered until that is known: the batch has an id of its own, which its entries record,
- * and it is asked what the batch did (pg-doubt.ts). A debit that has its entry is
- * answered charged, as it would have been; every other one is `unavailable`, and truly
- * not charged. Should that not be learned (the server out of reach past
- * OUTCOME_WAIT_MS, or an answer this code cannot read), every debit is `in_doubt`, never
+ * and it is asked what the batch did (pg-doubt.ts). A request whose debits have their
+ * entries is answered charged, as it would have been; every other one is `unavailable`,
+ * and truly not charged. Should that not be learned (the server out of reach past
+ * OUTCOME_WAIT_MS, or an answer this code cannot read), every request is `in_doubt`, never
  * `unavailable` nor a plain error (whose refund record would claim nothing was taken),
  * and `onDoubt` is told the batch.
  */
 export class PgDebits {
-  private readonly batches = new Batches<Debit, ChargeResult>((debits) => this.send(debits))
+  private readonly batches = new Batches<Request, ChargesResult>((requests) => this.send(requests))
 
   constructor(
     private readonly pool: pg.Pool,
@@ -60,77 +63,99 @@ export class PgDebits {
     private readonly onDoubt: (doubt: DebitsInDoubt) => void,
   ) {}
 
-  charge(debit: Debit): Promise<ChargeResult> {
-    return this.batches.add(debit)
+  charge(request: Request): Promise<ChargesResult> {
+    return this.batches.add(request)
   }
 
-  /** The debits' results, in their order: a promise for each debit of a batch that lost its answer. */
-  private async send(debits: readonly Debit[]): Promise<(ChargeResult | Promise<ChargeResult>)[]> {
-    const order = debits.map((_, i) => i).sort((a, b) => compare(debits[a]!.accountId, debits[b]!.accountId))
-    const sorted = order.map((i) => debits[i]!)
+  /** The requests' results, in their order: a promise for each request of a batch that lost its answer. */
+  private async send(requests: readonly Request[]): Promise<(ChargesResult | Promise<ChargesResult>)[]> {
+    const order = requests.map((_, i) => i).sort((a, b) => compare(requests[a]!.accountId, requests[b]!.accountId))
+    const sorted = order.map((i) => requests[i]!)
     // The connection is taken first, so that not getting one (the server down: nothing
     // sent) is told apart from losing it once the batch was sent; and before the
     // clients are asked, since waiting for one may take seconds.
     const client = await this.calls.read(() => this.pool.connect())
     // Asked last, just before the debits go: a client gone by now is charged nothing.
-    const wanted = sorted.map((debit) => debit.wanted())
+    const wanted = sorted.map((request) => request.wanted())
     const batch = randomUUID()
+    const debits = sorted.flatMap((request, g) => request.debits.map((debit) => ({ group: g + 1, ...debit })))
+    const failures = sorted.flatMap((request, g) => request.failures.map((failure) => ({ group: g + 1, ...failure })))
     const values = [
       batch,
-      sorted.map((d) => d.accountId),
-      sorted.map((d) => d.credits),
+      sorted.map((r) => r.accountId),
       wanted,
-      sorted.map((d) => d.call.endpoint),
-      sorted.map((d) => d.call.make),
-      sorted.map((d) => d.call.model),
-      sorted.map((d) => d.call.year),
+      sorted.map((r) => r.remember?.key ?? null),
+      sorted.map((r) => r.remember?.fingerprint ?? null),
+      sorted.map((r) => r.remember?.token ?? null),
+      sorted.map((r) => r.remember?.parts ?? null),
+      debits.map((d) => d.group),
+      debits.map((d) => d.credits),
+      debits.map((d) => d.call.endpoint),
+      debits.map((d) => d.call.make),
+      debits.map((d) => d.call.model),
+      debits.map((d) => d.call.year),
+      failures.map((f) => f.group),
+      failures.map((f) => f.call.endpoint),
+      failures.map((f) => f.call.make),
+      failures.map((f) => f.call.model),
+      failures.map((f) => f.call.year),
+      failures.map((f) => f.code),
+      FAILED_CALL_ENTRIES_PER_DAY,
+      IDEMPOTENCY.ttlMs,
+      IDEMPOTENCY.keysPerAccount,
     ]
     // A connection that fails fails the query, where that is handled; unheard, the client's error event would be
     // thrown.
     client.on('error', ignore)
-    const results: (ChargeResult | Promise<ChargeResult>)[] = []
+    const results: (ChargesResult | Promise<ChargesResult>)[] = []
     let rows: Row[]
     try {
       rows = (await this.calls.write(() => withRetries(() => client.query<Row>(CHARGE, values)))).rows
     } catch (error) {
       client.release(true)
       if (!(error instanceof LedgerError && outcomeUnknown(error.cause))) throw error
-      const entries = this.learn(batch, sorted, wanted)
-      sorted.forEach((_, n) => (results[order[n]!] = entries.then((found) => charged(found[n]))))
+      const learned = this.learn(batch, sorted, wanted)
+      sorted.forEach((_, n) => (results[order[n]!] = learned.then((found) => found[n]!)))
       return results
     }
     client.removeListener('error', ignore)
     client.release()
     this.committed()
     try {
-      if (rows.length !== debits.length)
-        throw new Error(`carmarket_charge_batch_v2 answered ${rows.length} rows for ${debits.length} debits`)
+      if (rows.length !== requests.length)
+        throw new Error(`carmarket_charge_batch_v3 answered ${rows.length} rows for ${requests.length} requests`)
       rows.forEach((row, n) => (results[order[n]!] = resultOf(row, sorted[n]!)))
     } catch (error) {
-      throw this.inDoubt(batch, wanted, error)
+      throw this.inDoubt(batch, sorted, wanted, error)
     }
     return results
   }
 
-  /** The error of every debit of a batch whose outcome is not known; the operator is told. */
-  private inDoubt(batch: string, wanted: readonly boolean[], error: unknown): LedgerError {
+  /** The error of every request of a batch whose outcome is not known; the operator is told. */
+  private inDoubt(batch: string, sorted: readonly Request[], wanted: readonly boolean[], error: unknown): LedgerError {
     const reason = messageOf(error)
-    this.onDoubt({ batch, debits: wanted.filter((w) => w).length, reason })
+    const debits = sorted.reduce((sum, request, n) => sum + (wanted[n] ? request.debits.length : 0), 0)
+    this.onDoubt({ batch, debits, reason })
     return new LedgerError('in_doubt', `the outcome of this debit (batch ${batch}) is not known: ${reason}`)
   }
 
-  /** The entry each debit of a batch that lost its answer got (undefined: not charged), in the batch's order. */
+  /**
+   * What each request of a batch that lost its answer came to, learned from the entries the batch committed, in the
+   * batch's order: charged as the entries say, or `unavailable` (a rejected promise) when it charged nothing.
+   */
   private async learn(
     batch: string,
-    sorted: readonly Debit[],
+    sorted: readonly Request[],
     wanted: readonly boolean[],
-  ): Promise<(Entry | undefined)[]> {
+  ): Promise<Promise<ChargesResult>[]> {
+    let rows: Row[]
     try {
-      const rows = await this.calls.write(() => batchEntries(this.url, batch))
+      rows = await this.calls.write(() => batchEntries(this.url, batch))
       if (rows.length > 0) this.committed()
-      return entriesOf(batch, sorted, wanted, rows)
+      const entries = entriesOf(batch, sorted, wanted, rows)
+      return sorted.map((request, n) => settled(request, entries[n]!))
     } catch (error) {
-      throw this.inDoubt(batch, wanted, error)
+      throw this.inDoubt(batch, sorted, wanted, error)
     }
   }
 }
@@ -147,46 +172,67 @@ async function withRetries<T>(send: () => Promise<T>): Promise<T> {
   }
 }
 
-function resultOf(row: Row, debit: Debit): ChargeResult {
+function resultOf(row: Row, request: Request): ChargesResult {
   const outcome = oneOf(row, 'o_outcome', OUTCOMES)
+  if (outcome === 'reused') return { ok: false, reason: 'reused' }
+  const charged = flags(row, 'o_charged')
+  const balances = wholes(row, 'o_balances')
+  if (outcome === 'replayed')
+    return {
+      ok: false,
+      reason: 'replayed',
+      answer: { parts: text(row, 'o_parts'), outcomes: charged.map((c, i) => ({ charged: c, balance: balances[i]! })) },
+    }
   const balance = whole(row, 'o_balance')
   if (outcome !== 'ok') return { ok: false, reason: outcome, balance }
-  const seq = whole(row, 'o_seq')
+  const seqs = row.o_seqs
+  const times = row.o_times
+  if (!Array.isArray(seqs) || !Array.isArray(times) || charged.length !== request.debits.length)
+    throw new Error(`carmarket_charge_batch_v3 answered ${charged.length} debits for ${request.debits.length}`)
+  const outcomes = request.debits.map((debit, i): DebitOutcome => {
+    if (!charged[i]) return { charged: false, balance: balances[i]! }
+    const seq = whole({ seq: seqs[i] }, 'seq')
+    return {
+      charged: true,
+      balance: balances[i]!,
+      entry: chargeEntry(request.accountId, debit, seq, instant({ time: times[i] }, 'time'), balances[i]!),
+    }
+  })
+  return { ok: true, outcomes, balance }
+}
+
+function chargeEntry(accountId: string, debit: Debit, seq: number, time: string, balance: number): Entry {
   const { endpoint, make, model, year } = debit.call
   return {
-    ok: true,
-    balance,
-    entry: {
-      id: `${debit.accountId}-${seq}`,
-      time: instant(row, 'o_time'),
-      type: 'charge',
-      credits: -debit.credits,
-      balance_after: balance,
-      endpoint,
-      make,
-      model,
-      year,
-      status: 'success',
-      reference: null,
-      count: 1,
-    },
+    id: `${accountId}-${seq}`,
+    time,
+    type: 'charge',
+    credits: -debit.credits,
+    balance_after: balance,
+    endpoint,
+    make,
+    model,
+    year,
+    status: 'success',
+    reference: null,
+    count: 1,
   }
 }
 
 /**
- * The entries a batch committed, matched to its debits as the batch wrote them: an
- * account's debits in the batch's order took the account's next seqs, each debit that
+ * The entries a batch committed, matched to its requests' debits as the batch wrote them:
+ * an account's debits in the batch's order took the account's next seqs, each debit that
  * was charged the next one. A debit is matched to its account's next entry when that is
  * its charge (its credits and call); matched so, a debit can be given the entry of
  * another just like it (the same account, credits and call), never the charge of
- * another call, and every entry goes to one debit.
+ * another call, and every entry goes to one debit. Per request, per debit, in order.
  */
 function entriesOf(
   batch: string,
-  sorted: readonly Debit[],
+  sorted: readonly Request[],
   wanted: readonly boolean[],
   rows: readonly Row[],
-): (Entry | undefined)[] {
+): (Entry | undefined)[][] {
   const byAccount = new Map<string, Entry[]>()
   for (const row of rows) {
     const account = text(row, 'account_id')
@@ -194,10 +240,12 @@ function entriesOf(
     entries.push(entryOf(row))
     byAccount.set(account, entries)
   }
-  const matched = sorted.map((debit, n) => {
-    const entries = byAccount.get(debit.accountId) ?? []
-    return wanted[n] && entries[0] !== undefined && isChargeOf(entries[0], debit) ? entries.shift() : undefined
-  })
+  const matched = sorted.map((request, n) =>
+    request.debits.map((debit) => {
+      const entries = byAccount.get(request.accountId) ?? []
+      return wanted[n] && entries[0] !== undefined && isChargeOf(entries[0], debit) ? entries.shift() : undefined
+    }),
+  )
   if ([...byAccount.values()].some((left) => left.length > 0))
     throw new Error(`batch ${batch} committed entries that none of its debits took`)
   return matched
@@ -214,11 +262,24 @@ function isChargeOf(entry: Entry, debit: Debit): boolean {
   )
 }
 
-/** A debit of a batch whose outcome was learned: charged, with its entry, or not. */
-function charged(entry: Entry | undefined): ChargeResult {
-  if (entry === undefined)
-    throw new LedgerError('unavailable', 'the ledger lost the answer to this debit, then found it not charged')
-  return { ok: true, balance: entry.balance_after, entry }
+/**
+ * A request of a batch whose outcome was learned, from the entries its debits got: charged (a debit without one was
+ * refused, at the balance left by those before it), or, with none, not charged.
+ */
+function settled(request: Request, entries: readonly (Entry | undefined)[]): Promise<ChargesResult> {
+  const first = entries.findIndex((e) => e !== undefined)
+  if (first < 0)
+    return Promise.reject(
+      new LedgerError('unavailable', 'the ledger lost the answer to this debit, then found it not charged'),
+    )
+  const firstEntry = entries[first]!
+  let balance = firstEntry.balance_after - firstEntry.credits
+  const outcomes = entries.map((entry): DebitOutcome => {
+    if (entry === undefined) return { charged: false, balance }
+    balance = entry.balance_after
+    return { charged: true, balance, entry }
+  })
+  return Promise.resolve({ ok: true, outcomes, balance })
 }
 
 function compare(a: string, b: string): number {

@@ -6,15 +6,20 @@ import { parseEmail } from './mailbox.js'
 import { Batches } from './pg-batch.js'
 import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
-import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, oneOf, text, type Row } from './pg-rows.js'
+import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, flags, oneOf, text, wholes, type Row } from './pg-rows.js'
 import { openMigrated } from './pg-schema.js'
-import { FAILED_CALL_ENTRIES_PER_DAY, alwaysWanted } from './types.js'
+import { oneCharge } from './one-charge.js'
+import { FAILED_CALL_ENTRIES_PER_DAY, IDEMPOTENCY, alwaysWanted } from './types.js'
 import type {
   Account,
   AccountStatus,
   Call,
   ChargeResult,
+  Charges,
+  ChargesResult,
   CodeCheck,
+  IdempotencyStart,
+  IdempotentCall,
   DebitsInDoubt,
   Entry,
   Ledger,
@@ -28,6 +33,7 @@ import type {
  */
 const POOL_SIZE = 10
 const CODE_CHECKS: readonly CodeCheck[] = ['ok', 'wrong', 'expired', 'exhausted', 'none']
+const START_STATES = ['started', 'done', 'in_flight', 'reused'] as const
 
 /**
  * The ledger in a PostgreSQL database (schema in pg-schema.ts), shared by every process
@@ -52,6 +58,7 @@ export class PgLedger implements Ledger {
     key: 0,
     status: 0,
     code: 0,
+    idempotency: 0,
   }
   private readonly debits: PgDebits
   /** Keys looked up together: every keyed request asks for one. */
@@ -157,8 +164,67 @@ export class PgLedger implements Ledger {
     return rows[0] === undefined ? undefined : accountOf(rows[0])
   }
 
-  charge(accountId: string, credits: number, call: Call, wanted: () => boolean = alwaysWanted): Promise<ChargeResult> {
-    return this.debits.charge({ accountId, credits, call: storableCall(call), wanted })
+  async charge(
+    accountId: string,
+    credits: number,
+    call: Call,
+    wanted: () => boolean = alwaysWanted,
+  ): Promise<ChargeResult> {
+    return oneCharge(await this.chargeAll(accountId, { debits: [{ credits, call }], wanted }))
+  }
+
+  chargeAll(accountId: string, charges: Charges): Promise<ChargesResult> {
+    return this.debits.charge({
+      accountId,
+      debits: charges.debits.map(({ credits, call }) => ({ credits, call: storableCall(call) })),
+      failures: (charges.failures ?? []).map(({ call, code }) => ({ call: storableCall(call), code: storable(code) })),
+      remember: charges.remember,
+      wanted: charges.wanted ?? alwaysWanted,
+    })
+  }
+
+  async startIdempotent(accountId: string, call: IdempotentCall): Promise<IdempotencyStart> {
+    const token = randomBytes(12).toString('base64url')
+    const rows = await this.write(
+      'idempotency',
+      'SELECT o_state, o_parts, o_charged, o_balances FROM carmarket_idempotency_start($1, $2, $3, $4, $5, $6, $7)',
+      [
+        accountId,
+        call.key,
+        call.fingerprint,
+        token,
+        IDEMPOTENCY.ttlMs,
+        IDEMPOTENCY.leaseMs,
+        IDEMPOTENCY.keysPerAccount,
+      ],
+    )
+    const row = rows[0] ?? {}
+    const state = oneOf(row, 'o_state', START_STATES)
+    if (state === 'started') return { state, token }
+    if (state !== 'done') return { state }
+    const charged = flags(row, 'o_charged')
+    const balances = wholes(row, 'o_balances')
+    return {
+      state,
+      answer: { parts: text(row, 'o_parts'), outcomes: charged.map((c, i) => ({ charged: c, balance: balances[i]! })) },
+    }
+  }
+
+  async abandonIdempotent(accountId: string, key: string, token: string): Promise<void> {
+    await this.write('idempotency', 'SELECT carmarket_idempotency_abandon($1, $2, $3)', [accountId, key, token])
+  }
+
+  async sweep(now: number): Promise<void> {
+    await this.write(
+      'idempotency',
+      `WITH gone AS (
+         DELETE FROM carmarket_idempotency WHERE created <= to_timestamp($1::double precision / 1000) RETURNING account_id
+       )
+       UPDATE carmarket_accounts a SET idempotency_count = a.idempotency_count - g.n
+         FROM (SELECT account_id, count(*)::integer AS n FROM gone GROUP BY account_id) g
+        WHERE a.id = g.account_id`,
+      [now - IDEMPOTENCY.ttlMs],
+    )
   }
 
   async recordFailure(accountId: string, call: Call, code: string): Promise<void> {

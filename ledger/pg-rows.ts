@@ -63,6 +63,21 @@ export function whole(row: Row, column: string): number {
   return n
 }
 
+/** A bigint[] or integer[] column of whole numbers (no nulls). */
+export function wholes(row: Row, column: string): number[] {
+  const value = row[column]
+  if (!Array.isArray(value)) throw misfit(column, 'an array of whole numbers')
+  return value.map((item: unknown) => whole({ item }, 'item'))
+}
+
+/** A boolean[] column (no nulls). */
+export function flags(row: Row, column: string): boolean[] {
+  const value = row[column]
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'boolean'))
+    throw misfit(column, 'an array of booleans')
+  return value as boolean[]
+}
+
 function number(row: Row, column: string): number {
   const value = row[column]
   if (typeof value !== 'number') throw misfit(column, 'a number')

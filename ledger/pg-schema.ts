@@ -280,6 +280,283 @@ const MIGRATIONS: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- The account's Idempotency-Keys: the next one's place in order, and how many are kept.
+      ALTER TABLE carmarket_accounts
+        ADD COLUMN idempotency_next bigint NOT NULL DEFAULT 0,
+        ADD COLUMN idempotency_count integer NOT NULL DEFAULT 0;
+
+      -- An account's use of an Idempotency-Key: held by a call in flight (token, until
+      -- lease_until), or answered (parts, and each debit's outcome: charged and the balance
+      -- after it or that refused it). Kept from created for the key's time to live.
+      CREATE TABLE carmarket_idempotency (
+        account_id text NOT NULL REFERENCES carmarket_accounts (id),
+        key text NOT NULL,
+        seq bigint NOT NULL,
+        fingerprint text NOT NULL,
+        created timestamptz NOT NULL,
+        token text,
+        lease_until timestamptz,
+        parts text,
+        charged boolean[],
+        balances bigint[],
+        PRIMARY KEY (account_id, key)
+      );
+      CREATE INDEX carmarket_idempotency_order ON carmarket_idempotency (account_id, seq);
+      CREATE INDEX carmarket_idempotency_created ON carmarket_idempotency (created);
+
+      -- A key's use as the account's newest (the caller holds the account's row); its oldest
+      -- are forgotten past p_limit.
+      CREATE FUNCTION carmarket_idempotency_insert(
+        p_account text, p_key text, p_fingerprint text, p_created timestamptz, p_token text, p_lease timestamptz,
+        p_parts text, p_charged boolean[], p_balances bigint[], p_limit integer
+      ) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_seq bigint;
+        v_count integer;
+        v_gone integer;
+      BEGIN
+        UPDATE carmarket_accounts
+           SET idempotency_next = idempotency_next + 1, idempotency_count = idempotency_count + 1
+         WHERE id = p_account
+        RETURNING idempotency_next - 1, idempotency_count INTO v_seq, v_count;
+        IF v_count > p_limit THEN
+          WITH oldest AS (
+            DELETE FROM carmarket_idempotency i
+             WHERE i.account_id = p_account AND i.seq IN (
+               SELECT o.seq FROM carmarket_idempotency o WHERE o.account_id = p_account ORDER BY o.seq LIMIT v_count - p_limit)
+            RETURNING 1
+          )
+          SELECT count(*) INTO v_gone FROM oldest;
+          UPDATE carmarket_accounts SET idempotency_count = idempotency_count - v_gone WHERE id = p_account;
+        END IF;
+        INSERT INTO carmarket_idempotency (account_id, key, seq, fingerprint, created, token, lease_until, parts, charged, balances)
+        VALUES (p_account, p_key, v_seq, p_fingerprint, p_created, p_token, p_lease, p_parts, p_charged, p_balances);
+      END $$;
+
+      -- A key's use removed (the caller holds the account's row).
+      CREATE FUNCTION carmarket_idempotency_drop(p_account text, p_key text) RETURNS void
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM carmarket_idempotency WHERE account_id = p_account AND key = p_key;
+        IF FOUND THEN
+          UPDATE carmarket_accounts SET idempotency_count = idempotency_count - 1 WHERE id = p_account;
+        END IF;
+      END $$;
+
+      -- Takes up a key for a call: 'started' (now held by p_token), 'done' (answered before,
+      -- with the same request: its answer), 'in_flight' (held by a call whose lease runs)
+      -- or 'reused' (another request). A key held or let go needs no flush to disk: lost in
+      -- a crash, it is taken up again, and the debit that stores an answer checks the key
+      -- once more in its own, synchronous, transaction.
+      CREATE FUNCTION carmarket_idempotency_start(
+        p_account text, p_key text, p_fingerprint text, p_token text, p_ttl_ms bigint, p_lease_ms bigint, p_limit integer
+      ) RETURNS TABLE (o_state text, o_parts text, o_charged boolean[], o_balances bigint[])
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_now timestamptz := clock_timestamp();
+        u carmarket_idempotency%ROWTYPE;
+        v_found boolean;
+      BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        -- The account's row first, as debits take it: the two never wait for each other in turn.
+        PERFORM FROM carmarket_accounts WHERE id = p_account FOR NO KEY UPDATE;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'no account %', p_account;
+        END IF;
+        SELECT * INTO u FROM carmarket_idempotency i WHERE i.account_id = p_account AND i.key = p_key;
+        v_found := FOUND;
+        IF v_found AND u.created + p_ttl_ms * interval '1 millisecond' > v_now THEN
+          IF u.parts IS NOT NULL THEN
+            IF u.fingerprint = p_fingerprint THEN
+              RETURN QUERY SELECT 'done'::text, u.parts, u.charged, u.balances;
+            ELSE
+              RETURN QUERY SELECT 'reused'::text, NULL::text, NULL::boolean[], NULL::bigint[];
+            END IF;
+            RETURN;
+          END IF;
+          IF u.lease_until > v_now THEN
+            RETURN QUERY SELECT CASE WHEN u.fingerprint = p_fingerprint THEN 'in_flight' ELSE 'reused' END,
+              NULL::text, NULL::boolean[], NULL::bigint[];
+            RETURN;
+          END IF;
+          -- Held by a call whose process died: taken over.
+          UPDATE carmarket_idempotency
+             SET fingerprint = p_fingerprint, token = p_token, lease_until = v_now + p_lease_ms * interval '1 millisecond'
+           WHERE account_id = p_account AND key = p_key;
+        ELSE
+          IF v_found THEN
+            PERFORM carmarket_idempotency_drop(p_account, p_key);
+          END IF;
+          PERFORM carmarket_idempotency_insert(p_account, p_key, p_fingerprint, v_now, p_token,
+            v_now + p_lease_ms * interval '1 millisecond', NULL, NULL, NULL, p_limit);
+        END IF;
+        RETURN QUERY SELECT 'started'::text, NULL::text, NULL::boolean[], NULL::bigint[];
+      END $$;
+
+      -- Lets go of a key held by p_token whose call failed.
+      CREATE FUNCTION carmarket_idempotency_abandon(p_account text, p_key text, p_token text) RETURNS void
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        PERFORM FROM carmarket_accounts WHERE id = p_account FOR NO KEY UPDATE;
+        IF EXISTS (SELECT FROM carmarket_idempotency i
+                    WHERE i.account_id = p_account AND i.key = p_key AND i.token = p_token AND i.parts IS NULL) THEN
+          PERFORM carmarket_idempotency_drop(p_account, p_key);
+        END IF;
+      END $$;
+
+      -- What a batch of requests charges, in one transaction. Each request (a group) is one
+      -- account's: its debits in order, each charged if the balance left covers it, a cheaper
+      -- one after a refused one still charged; its failed calls recorded; and, with an
+      -- Idempotency-Key, its answer stored when anything was charged (the key let go when
+      -- nothing was), unless the key was answered first (replayed, or reused by another
+      -- request), which charges nothing. Groups come sorted by account, so that concurrent
+      -- batches lock accounts in the same order. One row per group: its outcome, the
+      -- balance after it, and each debit's outcome, entry seq and time (null when refused).
+      -- The batch holds the lock on its id, as carmarket_charge_batch_v2.
+      CREATE FUNCTION carmarket_charge_batch_v3(
+        p_batch uuid,
+        p_accounts text[], p_wanted boolean[], p_keys text[], p_fingerprints text[], p_tokens text[], p_parts text[],
+        p_debit_groups integer[], p_costs bigint[],
+        p_endpoints text[], p_makes text[], p_models text[], p_years double precision[],
+        p_failure_groups integer[], p_failure_endpoints text[], p_failure_makes text[], p_failure_models text[],
+        p_failure_years double precision[], p_failure_codes text[],
+        p_failures_per_day integer, p_ttl_ms bigint, p_limit integer
+      ) RETURNS TABLE (
+        o_outcome text, o_balance bigint, o_charged boolean[], o_balances bigint[], o_seqs integer[],
+        o_times timestamptz[], o_parts text
+      )
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        g integer;
+        d integer := 1;
+        e integer;
+        f integer := 1;
+        n_debits integer := coalesce(array_length(p_costs, 1), 0);
+        n_failures integer := coalesce(array_length(p_failure_codes, 1), 0);
+        found_status text;
+        u carmarket_idempotency%ROWTYPE;
+        u_found boolean;
+        u_live boolean;
+        v_balance bigint;
+        v_seq integer;
+        v_time timestamptz;
+        v_now timestamptz;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_batch::text, 0));
+        IF EXISTS (SELECT FROM carmarket_void_batches v WHERE v.batch = p_batch) THEN
+          RAISE EXCEPTION 'batch % is void: its sender found it not committed', p_batch;
+        END IF;
+        FOR g IN 1 .. coalesce(array_length(p_accounts, 1), 0) LOOP
+          o_outcome := NULL;
+          o_charged := '{}';
+          o_balances := '{}';
+          o_seqs := '{}';
+          o_times := '{}';
+          o_parts := NULL;
+          v_now := clock_timestamp();
+          SELECT a.status, a.balance INTO found_status, o_balance
+            FROM carmarket_accounts a WHERE a.id = p_accounts[g] FOR NO KEY UPDATE;
+          IF NOT FOUND THEN
+            o_outcome := 'unknown_account';
+            o_balance := 0;
+          ELSIF found_status <> 'active' THEN
+            o_outcome := 'disabled';
+          ELSE
+            u_found := false;
+            u_live := false;
+            IF p_keys[g] IS NOT NULL THEN
+              SELECT * INTO u FROM carmarket_idempotency i WHERE i.account_id = p_accounts[g] AND i.key = p_keys[g];
+              u_found := FOUND;
+              u_live := u_found AND u.created + p_ttl_ms * interval '1 millisecond' > v_now;
+              IF u_live AND u.parts IS NOT NULL THEN
+                IF u.fingerprint = p_fingerprints[g] THEN
+                  o_outcome := 'replayed';
+                  o_parts := u.parts;
+                  o_charged := u.charged;
+                  o_balances := u.balances;
+                ELSE
+                  o_outcome := 'reused';
+                END IF;
+              END IF;
+            END IF;
+            -- A group not wanted any more is charged nothing; one that could pay for nothing is
+            -- refused for that, wanted or not.
+            IF o_outcome IS NULL AND NOT p_wanted[g] THEN
+              e := d;
+              WHILE e <= n_debits AND p_debit_groups[e] = g LOOP
+                IF p_costs[e] <= o_balance THEN
+                  o_outcome := 'not_wanted';
+                END IF;
+                e := e + 1;
+              END LOOP;
+            END IF;
+            IF o_outcome IS NULL THEN
+              o_outcome := 'ok';
+              WHILE d <= n_debits AND p_debit_groups[d] = g LOOP
+                UPDATE carmarket_accounts a
+                   SET balance = a.balance - p_costs[d], used = a.used + p_costs[d], entries = a.entries + 1
+                 WHERE a.id = p_accounts[g] AND a.balance >= p_costs[d]
+                RETURNING a.balance, a.entries - 1 INTO v_balance, v_seq;
+                IF FOUND THEN
+                  v_time := clock_timestamp();
+                  INSERT INTO carmarket_entries (account_id, seq, id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count, batch)
+                  VALUES (p_accounts[g], v_seq, p_accounts[g] || '-' || v_seq, v_time, 'charge', -p_costs[d], v_balance,
+                          p_endpoints[d], p_makes[d], p_models[d], p_years[d], 'success', NULL, 1, p_batch);
+                  o_balance := v_balance;
+                  o_charged := o_charged || true;
+                  o_seqs := o_seqs || v_seq;
+                  o_times := o_times || v_time;
+                ELSE
+                  o_charged := o_charged || false;
+                  o_seqs := o_seqs || NULL::integer;
+                  o_times := o_times || NULL::timestamptz;
+                END IF;
+                o_balances := o_balances || o_balance;
+                d := d + 1;
+              END LOOP;
+              WHILE f <= n_failures AND p_failure_groups[f] = g LOOP
+                PERFORM carmarket_record_failure(p_accounts[g], p_failure_endpoints[f], p_failure_makes[f],
+                  p_failure_models[f], p_failure_years[f], p_failure_codes[f], p_failures_per_day);
+                f := f + 1;
+              END LOOP;
+              IF p_keys[g] IS NOT NULL THEN
+                IF true = ANY (o_charged) THEN
+                  IF u_live THEN
+                    UPDATE carmarket_idempotency
+                       SET fingerprint = p_fingerprints[g], token = NULL, lease_until = NULL,
+                           parts = p_parts[g], charged = o_charged, balances = o_balances
+                     WHERE account_id = p_accounts[g] AND key = p_keys[g];
+                  ELSE
+                    IF u_found THEN
+                      PERFORM carmarket_idempotency_drop(p_accounts[g], p_keys[g]);
+                    END IF;
+                    PERFORM carmarket_idempotency_insert(p_accounts[g], p_keys[g], p_fingerprints[g], v_now, NULL, NULL,
+                      p_parts[g], o_charged, o_balances, p_limit);
+                  END IF;
+                ELSIF u_live AND u.token = p_tokens[g] THEN
+                  -- Nothing charged, nothing kept: a retry runs again.
+                  PERFORM carmarket_idempotency_drop(p_accounts[g], p_keys[g]);
+                END IF;
+              END IF;
+            END IF;
+          END IF;
+          -- The debits and failures of a group that charged nothing are passed over.
+          WHILE d <= n_debits AND p_debit_groups[d] = g LOOP
+            d := d + 1;
+          END LOOP;
+          WHILE f <= n_failures AND p_failure_groups[f] = g LOOP
+            f := f + 1;
+          END LOOP;
+          RETURN NEXT;
+        END LOOP;
+      END $$;
+    `,
+  },
 ]
 
 /** The schema version this code reads and writes. */

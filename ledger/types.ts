@@ -72,6 +72,85 @@ export type ChargeResult =
       readonly balance: number
     }
 
+/** One market call's debit: its price and the call it pays for. */
+export interface Debit {
+  readonly credits: number
+  readonly call: Call
+}
+
+/** A failed market call of a request, recorded as a zero-credit entry with its code (see recordFailure). */
+export interface Failure {
+  readonly call: Call
+  readonly code: string
+}
+
+/**
+ * What a debit came to: charged, with the balance after it and its entry, or refused for want of credits, with the
+ * balance that refused it.
+ */
+export type DebitOutcome =
+  | { readonly charged: true; readonly balance: number; readonly entry: Entry }
+  | { readonly charged: false; readonly balance: number }
+
+/** How long an Idempotency-Key is kept, how long a call may hold one in flight, and how many an account keeps. */
+export const IDEMPOTENCY = {
+  /** A key answers its stored answer again for 24 hours from its first use. */
+  ttlMs: 86_400_000,
+  /**
+   * A call holds its key this long at most: a process killed with a call in flight leaves the key held, and a retry
+   * then takes it over. Longer than any call lasts (a debit whose answer was lost waits 10 s at most to learn it).
+   */
+  leaseMs: 30_000,
+  /** Keys an account keeps at most; its oldest is forgotten before its 24 hours when a newer one would pass this. */
+  keysPerAccount: 10_000,
+} as const
+
+/** A request's Idempotency-Key, and a digest of the request it came with (method, path, canonical query or body). */
+export interface IdempotentCall {
+  readonly key: string
+  readonly fingerprint: string
+}
+
+/**
+ * An answer kept under an Idempotency-Key: what the runtime gave to render it (`parts`, opaque here) and how its
+ * debits went, enough to render it again byte for byte.
+ */
+export interface StoredAnswer {
+  readonly parts: string
+  readonly outcomes: readonly { readonly charged: boolean; readonly balance: number }[]
+}
+
+/**
+ * What taking up an Idempotency-Key found: the key is now held by this call (`token`), or it was answered before
+ * (`done`, with the same request), is held by a call still in flight, or came with another request (`reused`).
+ */
+export type IdempotencyStart =
+  | { readonly state: 'started'; readonly token: string }
+  | { readonly state: 'done'; readonly answer: StoredAnswer }
+  | { readonly state: 'in_flight' | 'reused' }
+
+/** Everything one request charges, in one transaction. */
+export interface Charges {
+  /** In order: each is charged if the balance left covers it, else refused; a cheaper one after may still be charged. */
+  readonly debits: readonly Debit[]
+  /** Failed calls of the same request (a batch's items), recorded in the same transaction. */
+  readonly failures?: readonly Failure[]
+  /**
+   * The request's Idempotency-Key, held by this call (startIdempotent's token): stored in the same transaction with
+   * `parts` and the debits' outcomes when anything is charged, and let go when nothing is.
+   */
+  readonly remember?: IdempotentCall & { readonly token: string; readonly parts: string }
+  /** As in charge. */
+  readonly wanted?: () => boolean
+}
+
+export type ChargesResult =
+  | { readonly ok: true; readonly outcomes: readonly DebitOutcome[]; readonly balance: number }
+  | { readonly ok: false; readonly reason: 'disabled' | 'unknown_account' | 'not_wanted'; readonly balance: number }
+  /** Another call with the same key was answered and charged first: nothing was charged now. */
+  | { readonly ok: false; readonly reason: 'replayed'; readonly answer: StoredAnswer }
+  | { readonly ok: false; readonly reason: 'reused' }
+
 export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'exhausted' | 'none'
 
 /** How the writes of a storage engine are faring, for /readyz. */
@@ -90,7 +169,7 @@ export interface WriteHealth {
 }
 
 /** What a ledger write transaction does, as /metrics counts them. */
-export type LedgerWrite = 'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code'
+export type LedgerWrite = 'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code' | 'idempotency'
 
 /**
  * The ledger. Every write either commits or rejects with LedgerError `unavailable` (the
@@ -137,6 +216,21 @@ export interface Ledger {
    * taken (`not_wanted`).
    */
   charge(accountId: string, credits: number, call: Call, wanted?: () => boolean): Promise<ChargeResult>
+  /**
+   * Everything one request charges, in one atomic transaction (see Charges): the debits in order, never below zero,
+   * the failures recorded, and the Idempotency-Key's answer stored. A key answered first by another call (`replayed`,
+   * `reused`) charges nothing. `wanted` is asked as in charge.
+   */
+  chargeAll(accountId: string, charges: Charges): Promise<ChargesResult>
+  /**
+   * Takes up an Idempotency-Key for the account's call (see IdempotencyStart). A key is kept IDEMPOTENCY.ttlMs from
+   * its first use; a key held longer than IDEMPOTENCY.leaseMs (its call's process died) is taken over.
+   */
+  startIdempotent(accountId: string, call: IdempotentCall): Promise<IdempotencyStart>
+  /** Lets go of a key this call holds (`token`) and whose call failed: its retry runs again. */
+  abandonIdempotent(accountId: string, key: string, token: string): Promise<void>
+  /** Forgets the Idempotency-Keys older than IDEMPOTENCY.ttlMs at `now` (ms since the epoch). */
+  sweep(now: number): Promise<void>
   /**
    * Records a failed call as a zero-credit entry with its error code (the balance is
    * untouched), or counts it on an earlier entry (see Entry.count).

@@ -34,6 +34,8 @@ export interface Toolset {
 
 interface Parameter {
   readonly name: string
+  /** query, or header (the protocol's headers, which a tool does not take). */
+  readonly in: string
   readonly required: boolean
   readonly description: string
   readonly schema: JsonObject
@@ -44,6 +46,7 @@ function isParameter(value: unknown): value is Parameter {
   return (
     isJsonObject(value) &&
     typeof value.name === 'string' &&
+    typeof value.in === 'string' &&
     typeof value.required === 'boolean' &&
     typeof value.description === 'string' &&
     isJsonObject(value.schema)
@@ -68,7 +71,7 @@ function inline(schema: unknown, components: JsonObject): unknown {
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value, components)]))
 }
 
-/** The arguments of a tool: the operation's query parameters, each with its schema, description and example. */
+/** The arguments of a tool: the query parameters given, each with its schema, description and example. */
 function inputSchema(parameters: readonly Parameter[]): Tool['inputSchema'] {
   return {
     type: 'object',
@@ -107,7 +110,7 @@ export function toolset(document: JsonObject): Toolset {
       tool: {
         name,
         description: typeof operation.description === 'string' ? `${summary}: ${operation.description}` : summary,
-        inputSchema: inputSchema(parameters),
+        inputSchema: inputSchema(parameters.filter((p) => p.in === 'query')),
         outputSchema: { type: 'object', anyOf: [data, error] },
       },
       path,

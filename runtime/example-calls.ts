@@ -2,8 +2,9 @@ import { OPERATIONS } from '../format/schema.js'
 import { ApiError } from '../query/api-error.js'
 import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
 import type { Snapshot } from '../query/snapshot.js'
+import { answerBatch, batchItems, keylessData } from './batch-call.js'
 import { CATALOG_ROUTES } from './catalog-call.js'
-import { withCredits } from './metered-call.js'
+import { withCredits } from './metering.js'
 import { parseQuery } from './query-string.js'
 import { dataBody, errorBody } from './send.js'
 
@@ -12,6 +13,15 @@ import { dataBody, errorBody } from './send.js'
  * model-year any real market holds), and the first call the key e-mail shows.
  */
 export const EXAMPLE_VEHICLE = { make: 'VW', model: 'Golf', year: 2017 } as const
+
+/** The example batch: three operations of the example vehicle, with parameters of their own. */
+export const EXAMPLE_BATCH = {
+  requests: [
+    { operation: 'valuation', ...EXAMPLE_VEHICLE, mileage: 120000 },
+    { operation: 'price-history', ...EXAMPLE_VEHICLE, months: 3 },
+    { operation: 'depreciation', make: EXAMPLE_VEHICLE.make, model: EXAMPLE_VEHICLE.model, fuel_type: 'diesel' },
+  ],
+} as const
 
 /** The query of an example request: those of the example vehicle's values the route takes. */
 function exampleQuery(parameters: ReadonlySet<string>): string {
@@ -53,7 +63,12 @@ export function exampleCalls(snapshot: Snapshot): ExampleCalls {
       route.answer(snapshot, parseQuery(query, route.parameters)),
     ),
   )
-  return new Map([...market, ...catalog])
+  const batch = exampleCall('/v1/market/batch', '', () =>
+    keylessData(answerBatch(snapshot, batchItems(structuredClone(EXAMPLE_BATCH))), Infinity, () => {
+      throw new Error('the example batch is never past a quota')
+    }),
+  )
+  return new Map([...market, batch, ...catalog])
 }
 
 function exampleCall(path: string, query: string, data: (query: string) => string): [string, ExampleCall] {

@@ -28,3 +28,27 @@ export type Handler = (
 
 /** A page or file of the site: answered to GET and HEAD, the same for every caller. */
 export type PageHandler = (req: IncomingMessage, res: ApiResponse) => void
+
+/** A market call as a route gets it: the request line and the headers the protocol reads. */
+export interface MarketInput {
+  /** GET or HEAD over HTTP; GET from inside the process. */
+  readonly method: string
+  /** The route, without the base path. */
+  readonly path: string
+  readonly query: string
+  readonly key: string | string[] | undefined
+  readonly ip: string
+  readonly exchange: Exchange
+  readonly ifNoneMatch?: string | undefined
+  readonly idempotencyKey?: string | string[] | undefined
+}
+
+/** A market call's answer: 200 with its data (credit fields included), or 304 without; and its headers. */
+export interface MarketReply {
+  readonly status: 200 | 304
+  /** JSON text; empty for 304. */
+  readonly data: string
+  readonly headers: readonly (string | number)[]
+}
+
+export type MarketCall = (input: MarketInput) => Promise<MarketReply>

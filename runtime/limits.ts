@@ -139,17 +139,35 @@ export class DemoQuota {
     if (counted === 'unwanted') throw new ClientGone()
   }
 
+  /**
+   * Counts up to `calls` successful calls of one request (a batch's items) as far as the
+   * quota goes: resolves to how many were counted, each count atomic like use()'s. Only
+   * as many counts as the address has left are tried, so a batch past the quota costs one read.
+   */
+  async useMany(ip: string, calls: number, wanted: () => boolean): Promise<number> {
+    const day = this.day()
+    const left = Math.min(calls, this.quota - (await this.counters.count('demo', day, ip)))
+    if (left <= 0) return 0
+    if (!wanted()) throw new ClientGone()
+    const counted = await Promise.all(
+      Array.from({ length: left }, () => this.counters.countUpTo('demo', day, ip, this.quota, wanted)),
+    )
+    if (counted.includes('unwanted')) throw new ClientGone()
+    return counted.filter((c) => typeof c === 'number').length
+  }
+
   private day(): number {
     return windowOf('demo', this.clock())
   }
 
-  private reached(): ApiError {
+  /** DEMO_LIMIT_REACHED, naming where to register in its message and its register_url. */
+  reached(): ApiError {
     const retry = secondsLeft('demo', this.clock())
     return new ApiError(
       'DEMO_LIMIT_REACHED',
       this.quota === 0
-        ? 'The keyless demo tier is off: send an X-API-Key header.'
-        : `The keyless demo tier answers ${this.quota} market calls per address per day; register for a free key with ${SIGNUP_CREDITS} credits.`,
+        ? `The keyless demo tier is off: send an X-API-Key header. Register for a free key with ${SIGNUP_CREDITS} credits at ${this.registerUrl}`
+        : `The keyless demo tier answers ${this.quota} market calls per address per day; register for a free key with ${SIGNUP_CREDITS} credits at ${this.registerUrl}`,
       { register_url: this.registerUrl },
       { 'Retry-After': String(retry) },
     )

@@ -1,28 +1,15 @@
 import type { Operation } from '../format/schema.js'
-import { LedgerError } from '../ledger/ledger-error.js'
-import type { Call, Ledger } from '../ledger/types.js'
-import { ApiError } from '../query/api-error.js'
+import type { Account, Call } from '../ledger/types.js'
 import { OPERATION_SPECS, answerJson, marketRequest } from '../query/operations.js'
-import { accountDisabled, authenticate } from './authenticate.js'
-import { ClientGone } from './client-gone.js'
-import type { DataCall } from './exchange.js'
-import type { DemoQuota } from './limits.js'
+import { canonicalQuery } from './canonical.js'
+import type { MarketCall, MarketInput, MarketReply } from './exchange.js'
+import { fingerprint, idempotencyKey } from './idempotency.js'
+import { callOf, creditHeaders, withCredits, type Held, type Metering } from './metering.js'
 import { parseQuery } from './query-string.js'
-import type { ServedSnapshot } from './served-snapshot.js'
+import { etagMatches, marketEtag } from './revalidation.js'
 
-/** What a metered market call uses. */
-export interface MeteringParts {
-  readonly ledger: Ledger
-  readonly demo: DemoQuota
-  readonly served: ServedSnapshot
-  /** Where a caller short of credits buys more (INSUFFICIENT_CREDITS's top_up_url). */
-  readonly topUpUrl: string
-  /** Told when a refund record could not be written (the ledger is failing). */
-  readonly onLedgerFailure: () => void
-}
-
-/** Failures of a keyed call that get a zero-credit entry with their code: the automatic refund. */
-const RECORDED: ReadonlySet<string> = new Set(['INVALID_PARAMETER', 'INSUFFICIENT_DATA', 'INTERNAL_ERROR'])
+/** Market answers may be kept by the caller, never by a shared cache, and are revalidated before each use. */
+const CACHE_CONTROL = 'private, no-cache'
 
 /**
  * A market operation as a metered call, in the spec's order: authentication (401),
@@ -30,83 +17,111 @@ const RECORDED: ReadonlySet<string> = new Set(['INVALID_PARAMETER', 'INSUFFICIEN
  * debit (or the demo count), and only then the answer, carrying the credit fields. A
  * keyed call that fails with 400, 404 or 500 is recorded as a zero-credit entry with its
  * code. A client gone before the debit is charged nothing (ClientGone).
+ *
+ * Beside that, the protocol of the answer: a weak ETag over the snapshot and the
+ * canonical request, and a matching If-None-Match answered 304 once the parameters are
+ * checked, charged and counted nothing; and, for a keyed call, an Idempotency-Key taken
+ * up before the balance is looked at (a stored answer is given again, free), whose answer
+ * is stored in the debit's own transaction.
  */
-export function meteredCall(parts: MeteringParts, operation: Operation): DataCall {
-  const { ledger, demo, served } = parts
+export function meteredCall(metering: Metering, operation: Operation): MarketCall {
+  const { demo, served, refusals } = metering
   const spec = OPERATION_SPECS[operation]
   const known = new Set(spec.parameters)
-  const insufficient = (balance: number) =>
-    new ApiError('INSUFFICIENT_CREDITS', `This call costs ${spec.credits} credits; the balance is ${balance}.`, {
-      top_up_url: parts.topUpUrl,
-    })
-  /**
-   * The answer from the snapshot served now, held while it is read so a swap never
-   * closes it under the request: the parameters are checked (400), then `admit` (the
-   * balance, or the demo quota, which is asked of the counters), then the answer is
-   * looked up (404).
-   */
-  const answer = async (params: Map<string, string>, admit: () => Promise<void> | void): Promise<string> => {
+
+  const keyless = async (input: MarketInput, params: Map<string, string>): Promise<MarketReply> => {
+    let data: string
+    let etag: string
     const generation = served.acquire()
     try {
       const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
-      await admit()
-      return answerJson(generation.snapshot, request)
+      etag = marketEtag(generation.snapshot.manifest.build_id, input.path, canonicalQuery(params))
+      if (input.ifNoneMatch !== undefined && etagMatches(input.ifNoneMatch, etag))
+        return { status: 304, data: '', headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL] }
+      await demo.check(input.ip)
+      data = answerJson(generation.snapshot, request)
     } finally {
       served.release(generation)
     }
-  }
-  /** The refund record; when the ledger cannot take it the call keeps its own error: nothing was charged. */
-  const recordFailure = async (accountId: string, call: Call, code: string) => {
-    try {
-      await ledger.recordFailure(accountId, call, code)
-    } catch (error) {
-      if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
-      parts.onLedgerFailure()
+    await demo.use(input.ip, input.exchange.wanted)
+    return {
+      status: 200,
+      data: withCredits(data, spec.credits),
+      headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL],
     }
   }
 
-  return async (query, key, ip, exchange) => {
-    const account = await authenticate(ledger, key)
-    exchange.account = account?.id ?? null
-    if (account === undefined) {
-      const data = await answer(parseQuery(query, known), () => demo.check(ip))
-      await demo.use(ip, exchange.wanted)
-      return withCredits(data, spec.credits)
-    }
+  const keyed = async (input: MarketInput, account: Account): Promise<MarketReply> => {
     let call: Call = { endpoint: operation, make: null, model: null, year: null }
+    let held: Held | undefined
     try {
-      const params = parseQuery(query, known)
-      call = {
-        endpoint: operation,
-        make: params.get('make') ?? null,
-        model: params.get('model') ?? null,
-        year: Number(params.get('year')) || null,
+      const key = idempotencyKey(input.idempotencyKey)
+      const params = parseQuery(input.query, known)
+      call = callOf(operation, (name) => params.get(name))
+      const canonical = canonicalQuery(params)
+      let data: string
+      let etag: string
+      const generation = served.acquire()
+      try {
+        const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
+        etag = marketEtag(generation.snapshot.manifest.build_id, input.path, canonical)
+        if (input.ifNoneMatch !== undefined && etagMatches(input.ifNoneMatch, etag))
+          return {
+            status: 304,
+            data: '',
+            headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL, ...creditHeaders(0, account.balance)],
+          }
+        const idempotency = await metering.idempotency(
+          account,
+          key === undefined ? undefined : { key, fingerprint: fingerprint(input.method, input.path, canonical) },
+        )
+        if (idempotency.state === 'done') return replay(idempotency.answer)
+        if (idempotency.state === 'held') held = idempotency.held
+        if (account.balance < spec.credits) throw refusals.insufficientCredits(spec.credits, account.balance)
+        data = answerJson(generation.snapshot, request)
+      } finally {
+        served.release(generation)
       }
-      const data = await answer(params, () => {
-        if (account.balance < spec.credits) throw insufficient(account.balance)
+      const result = await metering.charge(account, {
+        debits: [{ credits: spec.credits, call }],
+        remember: held === undefined ? undefined : { ...held, parts: data },
+        wanted: input.exchange.wanted,
       })
-      const charged = await ledger.charge(account.id, spec.credits, call, exchange.wanted)
-      if (!charged.ok) {
-        if (charged.reason === 'not_wanted') throw new ClientGone()
-        throw charged.reason === 'insufficient_credits' ? insufficient(charged.balance) : accountDisabled()
+      if (!result.ok) {
+        held = undefined
+        return replay(result.answer)
       }
-      return withCredits(data, spec.credits, charged.balance)
+      const outcome = result.outcomes[0]!
+      // Refused for want of credits (spent by a concurrent call): the key, if any, was let go in the same transaction.
+      held = undefined
+      if (!outcome.charged) throw refusals.insufficientCredits(spec.credits, outcome.balance)
+      return {
+        status: 200,
+        data: withCredits(data, spec.credits, outcome.balance),
+        headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL, ...creditHeaders(spec.credits, outcome.balance)],
+      }
     } catch (error) {
-      const code =
-        error instanceof ApiError
-          ? error.code
-          : error instanceof LedgerError || error instanceof ClientGone
-            ? undefined
-            : 'INTERNAL_ERROR'
-      if (code !== undefined && RECORDED.has(code)) await recordFailure(account.id, call, code)
+      await metering.failed(account, call, error, held)
       throw error
     }
   }
-}
 
-/** A market answer's JSON object with the credit fields appended. */
-export function withCredits(data: string, used: number, remaining?: number): string {
-  const credits =
-    remaining === undefined ? `"credits_used":${used}` : `"credits_used":${used},"credits_remaining":${remaining}`
-  return `${data.slice(0, -1)},${credits}}`
+  /**
+   * A stored answer given again: byte for byte what was answered, credit fields included, and charged nothing. No
+   * ETag: the snapshot it was answered from may no longer be the one served.
+   */
+  const replay = ({ parts, outcomes }: { parts: string; outcomes: readonly { balance: number }[] }): MarketReply => {
+    const balance = outcomes[0]!.balance
+    return {
+      status: 200,
+      data: withCredits(parts, spec.credits, balance),
+      headers: ['Cache-Control', CACHE_CONTROL, ...creditHeaders(spec.credits, balance, true)],
+    }
+  }
+
+  return async (input) => {
+    const account = await metering.account(input.key, input.exchange)
+    if (account !== undefined) return keyed(input, account)
+    return keyless(input, parseQuery(input.query, known))
+  }
 }

@@ -8,10 +8,13 @@ import { ASKING_PRICE, MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
 import { DEMO_QUOTA, OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
-import { EXAMPLE_VEHICLE, type ExampleCall, type ExampleCalls } from './example-calls.js'
+import { EXAMPLE_BATCH, EXAMPLE_VEHICLE, type ExampleCall, type ExampleCalls } from './example-calls.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
 import { FAILED_CALL_ENTRIES_PER_DAY } from '../ledger/types.js'
 import { USAGE_LIMIT } from './usage-limit.js'
+import { BATCH } from './batch-call.js'
+import { IDEMPOTENCY_HEADER } from './idempotency.js'
+import { IDEMPOTENCY } from '../ledger/types.js'
 
 type Schema = Record<string, unknown>
 
@@ -118,6 +121,49 @@ const RATE_HEADERS = {
   },
 }
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: integer() } }
+const CREDIT_HEADERS = {
+  'X-Credits-Used': {
+    description:
+      'Keyed calls: the credits this answer was charged (0 for a 304; a replayed answer tells what its first answer was charged).',
+    schema: integer({ minimum: 0 }),
+  },
+  'X-Credits-Remaining': {
+    description: 'Keyed calls: the balance after this answer (a replayed answer: as it was then).',
+    schema: integer({ minimum: 0 }),
+  },
+}
+const REPLAYED = {
+  'Idempotent-Replayed': {
+    description: `true when this is the stored answer of an earlier call with the same ${IDEMPOTENCY_HEADER}, given again without charge.`,
+    schema: { const: 'true' },
+  },
+}
+const VALIDATORS = {
+  ETag: {
+    description:
+      'A weak validator of the answer (over the snapshot and the canonical request, not the credit fields): send it back in If-None-Match to revalidate for free. Absent on a replayed answer.',
+    schema: string,
+  },
+  'Cache-Control': { description: 'private, no-cache: keep it, revalidate before each use.', schema: string },
+}
+const TTL_HOURS = IDEMPOTENCY.ttlMs / 3_600_000
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description: `Keyed calls: a key of your choosing (a UUID) that names this call, so that a retry is never charged twice. Within ${TTL_HOURS} hours of its first use, per account, the same key with the same request (method, path, canonical parameters or body) answers the stored answer again (Idempotent-Replayed: true) and charges nothing; with another request it is 422 IDEMPOTENCY_KEY_REUSED; while its first call is in flight, 409 IDEMPOTENCY_KEY_IN_FLIGHT. A call that fails is not stored: its retry runs again. An account keeps its newest ${IDEMPOTENCY.keysPerAccount.toLocaleString('en-US')} keys. Keyless calls ignore it.`,
+  schema: { ...string, minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+  example: '6f1c5a0e-2b7d-4c39-9a51-0d6f3e8b2c47',
+}
+const IF_NONE_MATCH_PARAMETER = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description:
+    'The ETag of an answer you keep: when it still holds (same snapshot, same request) the answer is 304 Not Modified, charged nothing and not counted against the demo quota.',
+  schema: string,
+  example: 'W/"Vb8bI1tY7jzjSg3bJ3Qm9Q"',
+}
 
 function errorResponse(description: string, codes: readonly ErrorCode[], retry = false): Schema {
   return {
@@ -146,6 +192,7 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
     const definition = name === 'year' ? year : PARAMETERS[name]!
     return { name, in: 'query', required: name in EXAMPLE_VEHICLE, ...definition }
   })
+  parameters.push(IF_NONE_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER)
   return {
     get: {
       operationId: operation.replace(/-(.)/g, (_, c: string) => c.toUpperCase()),
@@ -159,7 +206,7 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
       responses: {
         '200': {
           description: 'The statistics.',
-          headers: RATE_HEADERS,
+          headers: { ...RATE_HEADERS, ...VALIDATORS, ...CREDIT_HEADERS, ...REPLAYED },
           content: {
             'application/json': {
               schema: object({ status: { const: 'success' }, data: ref(text.data) }),
@@ -168,8 +215,13 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
             },
           },
         },
+        '304': {
+          description:
+            'Not Modified: the If-None-Match names this answer, which still holds. Free, and not counted against the demo quota.',
+          headers: { ...RATE_HEADERS, ...VALIDATORS, ...CREDIT_HEADERS },
+        },
         '400': errorResponse(
-          'A parameter is missing, unknown, given twice or not accepted (INVALID_PARAMETER, naming it).',
+          `A parameter is missing, unknown, given twice or not accepted, or the ${IDEMPOTENCY_HEADER} is not 1 to 255 visible ASCII characters (INVALID_PARAMETER, naming it).`,
           ['INVALID_PARAMETER'],
         ),
         '401': errorResponse('The X-API-Key header is present but empty or unknown, or its account is disabled.', [
@@ -180,6 +232,7 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
         '404': errorResponse('Fewer than 10 listings match, or a name resolves to nothing (with suggestions).', [
           'INSUFFICIENT_DATA',
         ]),
+        ...IDEMPOTENCY_ERRORS,
         '429': errorResponse(
           'The keyless daily quota or the rate limit is used up.',
           ['DEMO_LIMIT_REACHED', 'RATE_LIMIT_EXCEEDED'],
@@ -188,6 +241,126 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
         '500': errorResponse('The server failed; no credits were used. Retry.', ['INTERNAL_ERROR']),
         '503': errorResponse(
           'No snapshot is open yet, or the call cannot be recorded at the moment (storage failing): nothing was charged or counted; retry after Retry-After.',
+          ['NOT_READY', 'SERVICE_UNAVAILABLE'],
+          true,
+        ),
+      },
+    },
+  }
+}
+
+const IDEMPOTENCY_ERRORS = {
+  '409': errorResponse(
+    `A call with the same ${IDEMPOTENCY_HEADER} is still being answered; retry after Retry-After.`,
+    ['IDEMPOTENCY_KEY_IN_FLIGHT'],
+    true,
+  ),
+  '422': errorResponse(`The ${IDEMPOTENCY_HEADER} was used with another request in the last ${TTL_HOURS} hours.`, [
+    'IDEMPOTENCY_KEY_REUSED',
+  ]),
+}
+
+/** A parameter of a batch item: the query parameter's schema, its integers also as their digits and its names as numbers. */
+function itemField(name: string, maxYear: number): Schema {
+  if (name === 'year') return { type: ['integer', 'string'], minimum: MIN_YEAR, maximum: maxYear }
+  const { schema, description } = PARAMETERS[name]! as { schema: Schema; description: string }
+  if (schema.type === 'integer') return { ...schema, type: ['integer', 'string'], description }
+  if (schema.enum !== undefined) return { ...schema, description }
+  return { ...schema, type: ['string', 'number'], description }
+}
+
+/** POST /v1/market/batch. */
+function batchPath(maxYear: number, example: ExampleCall | undefined): Schema {
+  const item = (operation: Operation): Schema => {
+    const names = OPERATION_SPECS[operation].parameters
+    return {
+      type: 'object',
+      properties: {
+        operation: { const: operation },
+        ...Object.fromEntries(names.map((n) => [n, itemField(n, maxYear)])),
+      },
+      required: ['operation', ...names.filter((n) => n in EXAMPLE_VEHICLE)],
+      additionalProperties: false,
+    }
+  }
+  const results = {
+    type: 'array',
+    description: 'One envelope per item, in the order asked.',
+    items: {
+      oneOf: [
+        object({ status: { const: 'success' }, data: { anyOf: OPERATIONS.map((o) => ref(DESCRIPTIONS[o].data)) } }),
+        ref('Error'),
+      ],
+    },
+  }
+  return {
+    post: {
+      operationId: 'batch',
+      tags: ['batch'],
+      summary: `Up to ${BATCH.maxItems} market calls in one request`,
+      description: `Each item is a market operation (named as in its path) with its own parameters, as JSON strings or numbers, and is answered in its own envelope, in order, exactly as its own call would be. Keyed, each item answered costs its operation's price and all the debits commit together: an item that fails (400, 404) is not charged, and once the balance runs out the items that cannot be paid get 402 while cheaper items after them may still be answered. Keyless, each item answered counts against the demo quota, and items past it get 429 DEMO_LIMIT_REACHED in their place. A body that is not a batch is refused whole (400, naming the item). With ${IDEMPOTENCY_HEADER}, a retry gets the stored answer.`,
+      parameters: [IDEMPOTENCY_KEY_PARAMETER],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                requests: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: BATCH.maxItems,
+                  items: { oneOf: OPERATIONS.map(item) },
+                },
+              },
+              required: ['requests'],
+              additionalProperties: false,
+            },
+            example: EXAMPLE_BATCH,
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'Each item answered in its place.',
+          headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...REPLAYED },
+          content: {
+            'application/json': {
+              schema: object({
+                status: { const: 'success' },
+                data: object(
+                  {
+                    results,
+                    credits_used: {
+                      ...integer({ minimum: 0 }),
+                      description: 'The sum of the items answered (keyless: what keyed calls would cost).',
+                    },
+                    credits_remaining: { ...integer(), description: 'The balance after the batch; only keyed.' },
+                  },
+                  ['results', 'credits_used'],
+                ),
+              }),
+              // The answer of the example batch from the served snapshot, keyless; none when it is not a success.
+              ...(example?.status === 200 ? { example: JSON.parse(example.body) as unknown } : {}),
+            },
+          },
+        },
+        '400': errorResponse(
+          `The body is not a batch: no \`requests\` array of 1 to ${BATCH.maxItems} objects each naming a market operation (INVALID_PARAMETER, naming the item, such as requests[3].operation), or the ${IDEMPOTENCY_HEADER} is not accepted.`,
+          ['INVALID_PARAMETER'],
+        ),
+        '401': errorResponse('The X-API-Key header is present but empty or unknown, or its account is disabled.', [
+          'UNAUTHORIZED',
+          'ACCOUNT_DISABLED',
+        ]),
+        ...IDEMPOTENCY_ERRORS,
+        '413': errorResponse(`The body is larger than ${BATCH.maxBodyBytes / 1024} KiB.`, ['PAYLOAD_TOO_LARGE']),
+        '415': errorResponse('The body is not application/json.', ['UNSUPPORTED_MEDIA_TYPE']),
+        '429': errorResponse('The rate limit is used up (a batch is one request).', ['RATE_LIMIT_EXCEEDED'], true),
+        '500': errorResponse('The server failed; nothing was charged. Retry.', ['INTERNAL_ERROR']),
+        '503': errorResponse(
+          'No snapshot is open yet, or the call cannot be recorded at the moment: nothing was charged or counted; retry after Retry-After.',
           ['NOT_READY', 'SERVICE_UNAVAILABLE'],
           true,
         ),
@@ -442,7 +615,10 @@ function schemas(): Record<string, Schema> {
         {
           code: { enum: Object.keys(ERROR_STATUS) },
           message: string,
-          parameter: { ...string, description: 'INVALID_PARAMETER: the parameter at fault.' },
+          parameter: {
+            ...string,
+            description: `INVALID_PARAMETER: the parameter at fault (a query parameter, a body member such as requests[3].operation, or the ${IDEMPOTENCY_HEADER} header).`,
+          },
           suggestions: {
             type: 'array',
             items: string,
@@ -568,12 +744,16 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
     info: {
       title: 'Polish used-car market data',
       version: '1.0.0',
-      description: `Aggregated statistics on the Polish used-car market (prices in PLN). Market calls cost prepaid credits; without an X-API-Key header they are answered by the keyless demo tier (${DEMO_QUOTA} per address per day by default).`,
+      description: `Aggregated statistics on the Polish used-car market (prices in PLN). Market calls cost prepaid credits; without an X-API-Key header they are answered by the keyless demo tier (${DEMO_QUOTA} per address per day by default). Market answers carry a weak ETag: revalidating with If-None-Match is free. A keyed call may carry an ${IDEMPOTENCY_HEADER}, so that a retry is never charged twice; POST /v1/market/batch answers up to ${BATCH.maxItems} market calls at once.`,
     },
     servers: [{ url: serverUrl }],
     security: [{ ApiKey: [] }, {}],
     tags: [
       { name: 'market', description: 'Paid market statistics.' },
+      {
+        name: 'batch',
+        description: `Several market calls in one request, up to ${BATCH.maxItems}, each at its own price.`,
+      },
       {
         name: 'catalog',
         description: 'The makes and models the data hold, and the years they can be asked for; free and keyless.',
@@ -588,6 +768,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
           return [path, marketPath(operation, maxYear, examples.get(path))]
         }),
       ),
+      '/v1/market/batch': batchPath(maxYear, examples.get('/v1/market/batch')),
       '/v1/catalog/makes': catalogPath(
         'listMakes',
         'Makes with their listing counts',

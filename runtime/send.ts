@@ -1,21 +1,32 @@
 import { ServerResponse, type IncomingMessage } from 'node:http'
 import type { ApiError } from '../query/api-error.js'
 
-/** A response that knows its request's id, sent with the other headers in one writeHead. */
+/** Headers as a flat list of names and values, as writeHead takes them. */
+export type HeaderList = readonly (string | number)[]
+/** Headers by name, or as a flat list. */
+export type Headers = Readonly<Record<string, string | number>> | HeaderList
+
+const NONE: HeaderList = []
+
+/**
+ * A response that knows its request's id and the CORS headers every answer to it carries,
+ * sent with the other headers in one writeHead.
+ */
 export class ApiResponse extends ServerResponse {
   requestId = ''
+  cors: HeaderList = NONE
 }
 
 /**
- * Every answer goes out here: content type and length, no caching of metered
- * answers, no content sniffing, and HEAD answered like GET without its body.
+ * Every answer goes out here: content type and length, no caching unless the headers
+ * say otherwise, no content sniffing, and HEAD answered like GET without its body.
  */
 export function send(
   req: IncomingMessage,
   res: ApiResponse,
   status: number,
   body: string | Buffer,
-  headers: Readonly<Record<string, string | number>> = {},
+  headers: Headers = NONE,
   contentType = 'application/json; charset=utf-8',
 ): void {
   // One flat list to writeHead: node's fast path, no header object built per answer.
@@ -29,10 +40,23 @@ export function send(
     'X-Request-Id',
     res.requestId,
   ]
-  if (!('Cache-Control' in headers)) list.push('Cache-Control', 'no-store')
-  for (const name in headers) list.push(name, headers[name]!)
+  if (!has(headers, 'Cache-Control')) list.push('Cache-Control', 'no-store')
+  append(list, headers)
+  append(list, res.cors)
   res.writeHead(status, list)
   res.end(req.method === 'HEAD' ? undefined : body)
+}
+
+/**
+ * An answer without a body (204 No Content, 304 Not Modified): the headers given and
+ * none of a body's (RFC 9110 forbids Content-Length on a 204 and 304 repeats a 200's).
+ */
+export function sendEmpty(res: ApiResponse, status: 204 | 304, headers: Headers): void {
+  const list: (string | number)[] = ['X-Request-Id', res.requestId]
+  append(list, headers)
+  append(list, res.cors)
+  res.writeHead(status, list)
+  res.end()
 }
 
 /** An error in the spec's envelope, with the headers the error carries. */
@@ -41,8 +65,8 @@ export function sendError(req: IncomingMessage, res: ApiResponse, error: ApiErro
 }
 
 /** A success in the spec's envelope. `data` is JSON already. */
-export function sendData(req: IncomingMessage, res: ApiResponse, data: string): void {
-  send(req, res, 200, dataBody(data))
+export function sendData(req: IncomingMessage, res: ApiResponse, data: string, headers: Headers = NONE): void {
+  send(req, res, 200, dataBody(data), headers)
 }
 
 /** The spec's error envelope. */
@@ -53,4 +77,19 @@ export function errorBody(error: ApiError): string {
 /** The spec's success envelope around data that is JSON already. */
 export function dataBody(data: string): string {
   return `{"status":"success","data":${data}}`
+}
+
+function append(list: (string | number)[], headers: Headers): void {
+  if (isList(headers)) for (const item of headers) list.push(item)
+  else for (const name in headers) list.push(name, headers[name]!)
+}
+
+function has(headers: Headers, name: string): boolean {
+  if (!isList(headers)) return name in headers
+  for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) return true
+  return false
+}
+
+function isList(headers: Headers): headers is HeaderList {
+  return Array.isArray(headers)
 }

@@ -7,14 +7,19 @@ import { DEMO_QUOTA } from '../query/prices.js'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { alwaysWanted, type Account, type Counters, type Ledger } from '../ledger/types.js'
 import { authenticate } from './authenticate.js'
+import { BATCH, batchCall } from './batch-call.js'
+import { Cors, type CorsOrigins } from './cors.js'
 import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, canonicalIp } from './client-ip.js'
-import type { DataCall, Exchange, Handler, PageHandler } from './exchange.js'
+import type { DataCall, Exchange, Handler, MarketCall, PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
 import { mcpRoute } from './mcp-route.js'
 import { catalogCalls } from './catalog-call.js'
 import { meteredCall } from './metered-call.js'
+import { Metering } from './metering.js'
+import { linksOf, type Links } from './links.js'
+import { Refusals } from './refusals.js'
 import { RequestLog, requestId } from './request-log.js'
 import type { Mailer } from './mailer.js'
 import { parseQuery } from './query-string.js'
@@ -24,7 +29,7 @@ import { logEvent } from './events.js'
 import { listenedUrl } from './listened-url.js'
 import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
-import { ApiResponse, dataBody, errorBody, send, sendData, sendError } from './send.js'
+import { ApiResponse, dataBody, errorBody, send, sendData, sendEmpty, sendError } from './send.js'
 import { StorageWatch } from './storage-watch.js'
 
 /** The OpenAPI document served, and the pages and files made from it. */
@@ -43,11 +48,12 @@ export interface RuntimeOptions {
   /** Where e-mail goes (registration codes and keys). */
   readonly mailer: Mailer
   /**
-   * The site for the snapshot served (none before one is open) at the public URL: its
-   * latest production year bounds the requests the document describes, and its figures
-   * and answers are what the pages show. Made again for each snapshot swapped in.
+   * The site for the snapshot served (none before one is open) with the service's links
+   * (its public URL, base path and support address): the snapshot's latest production
+   * year bounds the requests the document describes, and its figures and answers are
+   * what the pages show. Made again for each snapshot swapped in.
    */
-  readonly site: (snapshot: Snapshot | undefined, publicUrl: string) => Site
+  readonly site: (snapshot: Snapshot | undefined, links: Links) => Site
   /** Requests per minute per client address on every route; 0 turns the limit off. */
   readonly rateLimit: number
   /** Successful keyless market calls per client address per UTC day; 0 turns the demo tier off. */
@@ -57,9 +63,15 @@ export interface RuntimeOptions {
   /**
    * The address callers reach the service at: the OpenAPI document's server, the base of
    * register_url, top_up_url and every link of the pages, the one origin /mcp accepts.
-   * By default the address listened on (listenedUrl), known once the port is.
+   * By default the address listened on (listenedUrl), known once the port is. A path in
+   * it (https://example.com/api) is where the API and the pages answer, and every link
+   * names it; they answer at the root too, for a proxy that strips it.
    */
   readonly publicUrl?: string
+  /** The mailbox support answers at, named by ACCOUNT_DISABLED and the pages; support@ the public URL's host by default. */
+  readonly supportEmail?: string
+  /** Which web pages may call the API (`/v1/...`) from a browser; any by default. */
+  readonly corsOrigins?: CorsOrigins
   readonly clock?: Clock
   /** Where one line per request goes; none without it. */
   readonly requestLog?: RequestLog
@@ -90,6 +102,7 @@ const STORAGE_RETRY_SECONDS = 5
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
 export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
+const NO_PARAMETERS: ReadonlySet<string> = new Set()
 
 /** An answer made inside the process: its status and the body in the spec's envelope. */
 export interface CallResult {
@@ -123,15 +136,20 @@ export class Runtime {
   private readonly sweeper: NodeJS.Timeout
   private readonly log: RequestLog | undefined
   private readonly storage: StorageWatch
+  private readonly refusals: Refusals
+  private readonly cors: Cors
+  /** The public URL's path, '' at the root: requests under it are routed without it. */
+  private readonly basePath: string
   /** Set by close(): every answer from then on closes its connection. */
   private stopping = false
 
   private constructor(
     options: RuntimeOptions,
     readonly server: HttpServer,
-    /** The public URL given, or else the address listened on; without a trailing slash. */
-    readonly publicUrl: string,
+    /** Where the service sends people: its public URL (the one given, or else the address listened on) and more. */
+    readonly links: Links,
   ) {
+    const { publicUrl } = links
     const clock = options.clock ?? Date.now
     this.log = options.requestLog
     this.counters = options.counters
@@ -141,12 +159,15 @@ export class Runtime {
       options.onStorageBroken ?? (() => {}),
     )
     this.rate = new RateLimiter(this.counters, options.rateLimit, clock)
-    this.demo = new DemoQuota(this.counters, options.demoQuota, `${publicUrl}/register`, clock)
+    this.demo = new DemoQuota(this.counters, options.demoQuota, links.registerUrl, clock)
+    this.refusals = new Refusals(links)
+    this.cors = new Cors(options.corsOrigins ?? '*')
+    this.basePath = links.basePath
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
     // The OpenAPI document, and the pages and MCP tools made from it, tell of the served snapshot
     // (the latest year a request may name, its figures, its example answers): made again for each new one.
     const describe = (snapshot: Snapshot | undefined) => {
-      const site = options.site(snapshot, publicUrl)
+      const site = options.site(snapshot, links)
       this.described = snapshot
       this.document = site.document
       for (const [path, handle] of site.pages) this.get(path, handle)
@@ -157,19 +178,26 @@ export class Runtime {
       if (serving !== undefined && serving !== this.described) describe(serving)
     })
     describe(this.served.snapshot)
-    const metering = {
-      ledger: this.ledger,
-      demo: this.demo,
-      served: this.served,
-      topUpUrl: `${publicUrl}/#plans`,
-      onLedgerFailure: () => this.storage.note(),
-    }
-    for (const operation of OPERATIONS) this.data(`/v1/market/${operation}`, meteredCall(metering, operation))
+    const metering = new Metering(this.ledger, this.demo, this.served, this.refusals, () => this.storage.note())
+    for (const operation of OPERATIONS) this.market(`/v1/market/${operation}`, meteredCall(metering, operation))
+    const batch = batchCall(metering)
+    this.post('/v1/market/batch', async (req, res, query, ip, exchange) => {
+      parseQuery(query, NO_PARAMETERS)
+      const reply = await batch({
+        path: '/v1/market/batch',
+        body: await readJsonBody(req, BATCH.maxBodyBytes),
+        key: req.headers['x-api-key'],
+        idempotencyKey: req.headers['idempotency-key'],
+        ip,
+        exchange,
+      })
+      sendData(req, res, reply.data, reply.headers)
+    })
     for (const [path, call] of catalogCalls(this.served)) this.data(path, call)
     this.get('/v1/openapi.json', (req, res) => {
       const { etag, body } = this.document
       const headers = { ETag: etag, 'Cache-Control': 'no-cache' }
-      if (req.headers['if-none-match'] === etag) send(req, res, 304, '', headers)
+      if (req.headers['if-none-match'] === etag) sendEmpty(res, 304, headers)
       else send(req, res, 200, body, headers)
     })
     const gather = options.gatherMetrics ?? ((own: MetricsSample) => Promise.resolve(own))
@@ -216,14 +244,17 @@ export class Runtime {
     server.on('request', (req: IncomingMessage, res: ApiResponse) => void this.handle(req, res))
     this.sweeper = setInterval(() => {
       // A sweep that cannot be written now is done by a later one; any other failure is a bug to tell.
-      void this.counters.sweep(clock()).then(
-        () => this.storage.note(),
-        (error: unknown) => {
-          if (!(error instanceof LedgerError))
-            logEvent('error', 'the counters could not be swept', { error: String((error as Error)?.stack ?? error) })
-          this.storage.note()
-        },
-      )
+      const swept = (what: string) =>
+        [
+          () => this.storage.note(),
+          (error: unknown) => {
+            if (!(error instanceof LedgerError))
+              logEvent('error', `the ${what} could not be swept`, { error: String((error as Error)?.stack ?? error) })
+            this.storage.note()
+          },
+        ] as const
+      void this.counters.sweep(clock()).then(...swept('counters'))
+      void this.ledger.sweep(clock()).then(...swept('idempotency keys'))
     }, SWEEP_MS).unref()
   }
 
@@ -245,7 +276,7 @@ export class Runtime {
         })
       })
       const publicUrl = options.publicUrl ?? listenedUrl(host, (server.address() as AddressInfo).port)
-      return new Runtime(options, server, publicUrl.replace(/\/+$/, ''))
+      return new Runtime(options, server, linksOf(publicUrl, options.supportEmail))
     } catch (error) {
       server.close()
       await options.counters.close()
@@ -295,13 +326,18 @@ export class Runtime {
     await this.ledger.close()
   }
 
+  /** The public URL given, or else the address listened on; without a trailing slash. */
+  get publicUrl(): string {
+    return this.links.publicUrl
+  }
+
   /** An account route: a key is required, the answer costs nothing. */
   private accountCall(
     known: ReadonlySet<string>,
     data: (account: Account, params: Map<string, string>) => object | Promise<object>,
   ): DataCall {
     return async (query, key, _ip, exchange) => {
-      const account = await authenticate(this.ledger, key)
+      const account = await authenticate(this.ledger, key, this.refusals)
       if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
       exchange.account = account.id
       const params = parseQuery(query, known)
@@ -346,6 +382,30 @@ export class Runtime {
     }
   }
 
+  /**
+   * A market route: answered over HTTP with the protocol's headers (the validators, the
+   * credits, a 304), and to in-process callers (the MCP tools) as a data call.
+   */
+  private market(path: string, call: MarketCall): void {
+    this.calls.set(path, (query, key, ip, exchange) =>
+      call({ method: 'GET', path, query, key, ip, exchange }).then((reply) => reply.data),
+    )
+    this.get(path, async (req, res, query, ip, exchange) => {
+      const reply = await call({
+        method: req.method ?? 'GET',
+        path,
+        query,
+        key: req.headers['x-api-key'],
+        ip,
+        exchange,
+        ifNoneMatch: req.headers['if-none-match'],
+        idempotencyKey: req.headers['idempotency-key'],
+      })
+      if (reply.status === 304) sendEmpty(res, 304, reply.headers)
+      else sendData(req, res, reply.data, reply.headers)
+    })
+  }
+
   /** A read-only route: GET, and HEAD as GET without the body. */
   private get(path: string, handle: Handler): void {
     this.routes.set(path, { methods: ['GET', 'HEAD'], handle })
@@ -370,21 +430,15 @@ export class Runtime {
       if (url.length > MAX_URL_LENGTH)
         throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
       const q = url.indexOf('?')
-      const path = q < 0 ? url : url.slice(0, q)
+      const path = this.routed(q < 0 ? url : url.slice(0, q))
       const route = this.routes.get(path)
       // Known before the rate limit, so a refused request is logged and counted under its route.
       if (route !== undefined) exchange.route = path
-      for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
-      if (route === undefined)
-        throw new ApiError(
-          'NOT_FOUND',
-          `No route ${JSON.stringify(path.slice(0, 100))}; the API is described at /v1/openapi.json.`,
-        )
-      if (!route.methods.includes(req.method ?? '')) {
-        const allow = route.methods.join(', ')
-        throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers ${allow} only.`, {}, { Allow: allow })
-      }
-      await route.handle(req, res, q < 0 ? '' : url.slice(q + 1), ip, exchange)
+      const api = path.startsWith('/v1/') && this.cors.enabled
+      if (api) res.cors = this.cors.answer(req.headers.origin)
+      // A browser's preflight asks before a call: answered from headers made at start, neither counted nor charged.
+      if (api && req.method === 'OPTIONS') this.preflight(req, res, route)
+      else await this.dispatch(req, res, path, route, q < 0 ? '' : url.slice(q + 1), ip, exchange)
     } catch (error) {
       // A client that went away before its answer (a body cut off, a reset) is its own doing, not the server's.
       gone = !res.headersSent && (error instanceof ClientGone || !reachable(socket))
@@ -408,6 +462,47 @@ export class Runtime {
       account_id: exchange.account,
       ip,
     })
+  }
+
+  /** A request past its path: rate-limited, then handled by its route (404 without one, 405 for another method). */
+  private async dispatch(
+    req: IncomingMessage,
+    res: ApiResponse,
+    path: string,
+    route: Route | undefined,
+    query: string,
+    ip: string,
+    exchange: Exchange,
+  ): Promise<void> {
+    for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
+    if (route === undefined)
+      throw new ApiError(
+        'NOT_FOUND',
+        `No route ${JSON.stringify((req.url ?? '').split('?')[0]!.slice(0, 100))}; the API is described at ${this.links.publicUrl}/v1/openapi.json.`,
+      )
+    if (!route.methods.includes(req.method ?? '')) {
+      const allow = route.methods.join(', ')
+      throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers ${allow} only.`, {}, { Allow: allow })
+    }
+    await route.handle(req, res, query, ip, exchange)
+  }
+
+  /** A CORS preflight (OPTIONS) of an API route: 204 with what the route and the policy allow. */
+  private preflight(req: IncomingMessage, res: ApiResponse, route: Route | undefined): void {
+    const allow = route?.methods.join(', ') ?? 'GET, HEAD, POST'
+    res.cors = this.cors.preflight(req.headers.origin)
+    sendEmpty(res, 204, ['Allow', allow])
+  }
+
+  /**
+   * A request's path as routed: under the public URL's path, without it (the same
+   * routes answer at the root too, for a proxy that strips it).
+   */
+  private routed(path: string): string {
+    const base = this.basePath
+    if (base === '' || !path.startsWith(base)) return path
+    if (path.length === base.length) return '/'
+    return path[base.length] === '/' ? path.slice(base.length) : path
   }
 
   /**

@@ -110,12 +110,16 @@ export async function checkTools(
     )
   for (const tool of tools) {
     const operation = document.paths[TOOL_PATHS[tool.name as keyof typeof TOOL_PATHS]].get
-    const parameters = (operation.parameters ?? []) as {
-      name: string
-      required: boolean
-      description: string
-      schema: object
-    }[]
+    // The query parameters: the protocol's headers (If-None-Match, Idempotency-Key) are no tool's arguments.
+    const parameters = (
+      (operation.parameters ?? []) as {
+        name: string
+        in: string
+        required: boolean
+        description: string
+        schema: object
+      }[]
+    ).filter((p) => p.in === 'query')
     t.match(tool.description, operation.summary, `${tool.name} says what it is for`)
     t.match(tool.description, /\(\d+ credits\)/, `${tool.name} says what it costs`)
     t.same(

@@ -19,6 +19,8 @@ const ROUTES: Record<string, string> = {
   '/favicon.ico': 'image/x-icon',
   '/logo.svg': 'image/svg+xml',
 }
+/** Several market calls in one POST. */
+const BATCH = '/v1/market/batch'
 /** The MCP endpoint answers MCP messages, not page requests: its address is linked, never fetched here. */
 const NOT_A_PAGE = '/mcp'
 
@@ -43,8 +45,13 @@ async function serve(t: Test) {
     ...['--rate-limit', '0', '--demo-quota', '1000', '--public-url', `${PUBLIC}/`, '--no-request-log'],
   ])
   const base = `http://127.0.0.1:${port}`
-  const fetch = async (path: string, method = 'GET', headers: Record<string, string> = {}): Promise<Fetched> => {
-    const response = await request(`${base}${path}`, { method, headers })
+  const fetch = async (
+    path: string,
+    method = 'GET',
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<Fetched> => {
+    const response = await request(`${base}${path}`, { method, headers, body })
     const bytes = Buffer.from(await response.body.arrayBuffer())
     return { status: response.statusCode, headers: response.headers, bytes, text: bytes.toString() }
   }
@@ -335,7 +342,7 @@ t.test(
     const answerTo = async (url: URL, withKey = false) =>
       JSON.parse((await fetch(url.pathname + url.search, 'GET', withKey ? { 'x-api-key': key } : {})).text)
     const sections = operationSections((await fetch('/docs')).text)
-    const market = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/market/'))
+    const market = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/market/') && path !== BATCH)
     t.equal(market.length, 6)
     const catalog = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/catalog/'))
     t.same(catalog, ['/v1/catalog/makes', '/v1/catalog/models'])
@@ -370,6 +377,44 @@ t.test(
     }
     t.same(refused, ['/v1/market/valuation-factors'], 'a request the data cannot answer shows its error')
 
+    // The batch: a POST of the example body, answered keyless as shown, and keyed the same less the balances.
+    const [shownBatch, shownBatchAnswer, ...more] = codeBlocks(sections.get(`POST ${BATCH}`) ?? '')
+    t.same(
+      [shownBatch?.answer, shownBatchAnswer?.answer, more.length],
+      [false, true, 0],
+      'the batch: a request, then its answer',
+    )
+    const body = /-d '([^']+)'/.exec(shownBatch!.text)?.[1]
+    t.equal(
+      `${curlUrl(shownBatch!.text)}`,
+      `${PUBLIC}${BATCH}`,
+      'the batch request is of the batch route at the public URL',
+    )
+    const batchAnswer = async (key?: string) =>
+      JSON.parse(
+        (
+          await fetch(
+            BATCH,
+            'POST',
+            { 'content-type': 'application/json', ...(key === undefined ? {} : { 'x-api-key': key }) },
+            body,
+          )
+        ).text,
+      )
+    const shownBatchBody = JSON.parse(shownBatchAnswer!.text)
+    t.same(shownBatchBody, await batchAnswer(), "the batch's answer shown is the server's")
+    t.equal(shownBatchBody.data.results.length, 3)
+    t.ok(
+      shownBatchBody.data.results.every((r: { status: string }) => r.status === 'success'),
+      'every item of the example is answered',
+    )
+    const keyedBatch = await batchAnswer(key)
+    t.type(keyedBatch.data.credits_remaining, 'number')
+    delete keyedBatch.data.credits_remaining
+    for (const item of keyedBatch.data.results) delete item.data.credits_remaining
+    t.same(shownBatchBody, keyedBatch, 'and so is the keyed one, less the balances')
+    t.same(doc.paths[BATCH]!.post.responses['200'].content['application/json'].example, shownBatchBody)
+
     const tryIt = codeBlocks(byId((await fetch('/')).text, 'try'))
     const requests = tryIt.filter((b) => !b.answer)
     const answers = tryIt.filter((b) => b.answer)
@@ -398,8 +443,8 @@ t.test('a curl line that needs the key stops in the shell while KEY is unset', a
   }
   t.equal(
     lines.length,
-    10,
-    'the keyed examples: the eight market and account operations of /docs, the home page and the registration',
+    11,
+    'the keyed examples: the nine market, batch and account operations of /docs, the home page and the registration',
   )
   for (const line of lines) t.match(line, '-H "X-API-Key: ${KEY:?set KEY to your key}"', 'the key from $KEY, or a stop')
   const env = { PATH: process.env.PATH ?? '' }

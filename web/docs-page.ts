@@ -30,13 +30,13 @@ export function docsPage(site: Site): string {
 <li>Version ${api.version}</li>
 <li>Base URL <code>${api.server}</code></li>
 ${facts === undefined ? false : html`<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`}
-<li><a href="/v1/openapi.json">OpenAPI document</a></li>
+<li><a href="${site.base}/v1/openapi.json">OpenAPI document</a></li>
 </ul>
 <details class="contents"><summary>Contents</summary><nav aria-label="Contents">${contents(api)}</nav></details>
 
 <section id="authentication" aria-labelledby="authentication-title">
 <h2 id="authentication-title">Authentication</h2>
-<p>Send your key in the <code>${api.keyHeader}</code> header. Keys are e-mailed after <a href="/register">registration</a>, which is free and comes with credits to start.</p>
+<p>Send your key in the <code>${api.keyHeader}</code> header. Keys are e-mailed after <a href="${site.base}/register">registration</a>, which is free and comes with credits to start.</p>
 <p>The examples read the key from the shell variable <code>${KEY_VARIABLE}</code> (set it with
 <code>${KEY_VARIABLE}=</code> and your key); while it is unset the shell stops with a message instead of sending
 the call without a key.</p>
@@ -60,12 +60,15 @@ ${tag.operations.map((o) => operationSection(site, o))}
 )}
 </div>
 </div>`
-  return layout({
-    title: `API reference: ${api.title}`,
-    description: `Every operation of the ${api.title} API, with parameters, prices, answers and errors.`,
-    path: '/docs',
-    main,
-  })
+  return layout(
+    {
+      title: `API reference: ${api.title}`,
+      description: `Every operation of the ${api.title} API, with parameters, prices, answers and errors.`,
+      path: '/docs',
+      main,
+    },
+    site.base,
+  )
 }
 
 function contents(api: ApiView): Html {

@@ -45,8 +45,8 @@ ${
 <li>Refreshed nightly</li>
 </ul>
 <div class="actions">
-<a class="button" href="/register">Get a free key with ${SIGNUP_CREDITS} credits</a>
-<a class="button secondary" href="/docs">Read the API reference</a>
+<a class="button" href="${site.base}/register">Get a free key with ${SIGNUP_CREDITS} credits</a>
+<a class="button secondary" href="${site.base}/docs">Read the API reference</a>
 </div>
 </section>
 
@@ -88,13 +88,13 @@ ${table(
     { label: 'Cost', numeric: true },
   ],
   market.map((o) => [
-    html`<a href="/docs#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code>`,
+    html`<a href="${site.base}/docs#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code>`,
     o.lead,
     o.credits ?? 0,
     dollars((o.credits ?? 0) * CREDIT_USD),
   ]),
 )}
-<p class="muted">The catalogue of makes and models, <a href="/docs#catalog"><code>GET /v1/catalog/makes</code> and <code>GET /v1/catalog/models</code></a>, is free and needs no key; the account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free too. A call that fails (a bad parameter, too little data, a server error) is refunded automatically.</p>
+<p class="muted">The catalogue of makes and models, <a href="${site.base}/docs#catalog"><code>GET /v1/catalog/makes</code> and <code>GET /v1/catalog/models</code></a>, is free and needs no key; the account calls, <code>GET /v1/account/me</code> and <code>GET /v1/account/usage</code>, are free too. A call that fails (a bad parameter, too little data, a server error) is refunded automatically.</p>
 </section>
 
 <section id="plans" aria-labelledby="plans-title">
@@ -106,7 +106,7 @@ ${table(
 <div class="price">$0</div>
 <p>Free on registration: no card, just an e-mail address.</p>
 <p>About ${Math.floor(SIGNUP_CREDITS / valuationCredits)} valuations.</p>
-<p><a href="/register">Register</a></p>
+<p><a href="${site.base}/register">Register</a></p>
 </div>
 ${PLANS.map(
   (plan) => html`<div class="plan">
@@ -120,18 +120,18 @@ ${PLANS.map(
 </div>
 <div class="note">
 <h3>How to buy</h3>
-<p>Plans are bought by e-mail; there is no card checkout on this site. Write to <a href="${mailto('carmarket credits')}">${site.sales}</a> from the address of your account, naming the plan. We reply with an invoice, and once it is paid the credits are added to your account: your key stays the same. No account yet? <a href="/register">Register</a> first, or say so in your message and we open one and e-mail you its key.</p>
+<p>Plans are bought by e-mail; there is no card checkout on this site. Write to <a href="${mailto('carmarket credits')}">${site.sales}</a> from the address of your account, naming the plan. We reply with an invoice, and once it is paid the credits are added to your account: your key stays the same. No account yet? <a href="${site.base}/register">Register</a> first, or say so in your message and we open one and e-mail you its key.</p>
 </div>
 </section>
 
 <section id="developers" aria-labelledby="developers-title">
 <h2 id="developers-title">For developers and AI agents</h2>
 <ul class="links">
-<li><a href="/docs">API reference</a><p class="small muted">Every operation with its parameters, prices, answers, errors and a curl example.</p></li>
-<li><a href="/v1/openapi.json">OpenAPI document</a><p class="small muted">The machine-readable description (OpenAPI 3.1), for clients and code generators.</p></li>
-<li><a href="/docs#mcp">MCP server</a><p class="small muted">The operations as Model Context Protocol tools for AI
+<li><a href="${site.base}/docs">API reference</a><p class="small muted">Every operation with its parameters, prices, answers, errors and a curl example.</p></li>
+<li><a href="${site.base}/v1/openapi.json">OpenAPI document</a><p class="small muted">The machine-readable description (OpenAPI 3.1), for clients and code generators.</p></li>
+<li><a href="${site.base}/docs#mcp">MCP server</a><p class="small muted">The operations as Model Context Protocol tools for AI
 assistants, from a desktop client or over HTTP; they work without a key too.</p></li>
-<li><a href="/llms.txt">llms.txt</a><p class="small muted">A short guide to the API for language models.</p></li>
+<li><a href="${site.base}/llms.txt">llms.txt</a><p class="small muted">A short guide to the API for language models.</p></li>
 </ul>
 </section>
 
@@ -145,11 +145,14 @@ assistants, from a desktop client or over HTTP; they work without a key too.</p>
 </ul>
 </section>
 </div>`
-  return layout({
-    title: 'carmarket: Polish used-car market data API',
-    description:
-      'Valuation, price history, depreciation, liquidity, valuation factors and regional prices of used cars in Poland, as a JSON API. Prices in PLN.',
-    path: '/',
-    main,
-  })
+  return layout(
+    {
+      title: 'carmarket: Polish used-car market data API',
+      description:
+        'Valuation, price history, depreciation, liquidity, valuation factors and regional prices of used cars in Poland, as a JSON API. Prices in PLN.',
+      path: '/',
+      main,
+    },
+    site.base,
+  )
 }

@@ -19,10 +19,14 @@ const NAVIGATION = [
   ['/#plans', 'Plans'],
 ] as const
 
-/** The whole document of a page: head, site header and footer around its main content. */
-export function layout(page: Page): string {
+/**
+ * The whole document of a page: head, site header and footer around its main content.
+ * Every link within the site starts with `base`, the public URL's path ('' at the root).
+ */
+export function layout(page: Page, base: string): string {
   const nav = NAVIGATION.map(
-    ([href, label]) => html`<a href="${href}"${page.path === href ? html` aria-current="page"` : false}>${label}</a>`,
+    ([href, label]) =>
+      html`<a href="${base}${href}"${page.path === href ? html` aria-current="page"` : false}>${label}</a>`,
   )
   return html`<!doctype html>
 <html lang="en">
@@ -31,27 +35,27 @@ export function layout(page: Page): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title}</title>
 <meta name="description" content="${page.description}">
-<link rel="icon" href="${FAVICON.path}" sizes="16x16 32x32">
-<link rel="icon" href="${LOGO.path}" type="image/svg+xml">
-<link rel="stylesheet" href="${STYLESHEET.path}">
-${page.script === undefined ? false : html`<script src="${page.script.path}" defer></script>`}
+<link rel="icon" href="${base}${FAVICON.path}" sizes="16x16 32x32">
+<link rel="icon" href="${base}${LOGO.path}" type="image/svg+xml">
+<link rel="stylesheet" href="${base}${STYLESHEET.path}">
+${page.script === undefined ? false : html`<script src="${base}${page.script.path}" defer></script>`}
 </head>
 <body>
 <header class="site"><div class="wrap">
-<a class="brand" href="/"><img src="${LOGO.path}" alt="" width="28" height="28">carmarket</a>
-<nav class="main" aria-label="Main">${nav}<a class="button" href="/register"${page.path === '/register' ? html` aria-current="page"` : false}>Get a free key</a></nav>
+<a class="brand" href="${base}/"><img src="${base}${LOGO.path}" alt="" width="28" height="28">carmarket</a>
+<nav class="main" aria-label="Main">${nav}<a class="button" href="${base}/register"${page.path === '/register' ? html` aria-current="page"` : false}>Get a free key</a></nav>
 </div></header>
 <main id="main">
 ${page.main}
 </main>
 <footer class="site"><div class="wrap">
 <nav aria-label="Machine-readable">
-<a href="/docs">API reference</a>
-<a href="/v1/openapi.json">OpenAPI document</a>
-<a href="/docs#mcp">MCP</a>
-<a href="/llms.txt">llms.txt</a>
-<a href="/.well-known/ai-plugin.json">Plugin manifest</a>
-<a href="/#legal">Terms</a>
+<a href="${base}/docs">API reference</a>
+<a href="${base}/v1/openapi.json">OpenAPI document</a>
+<a href="${base}/docs#mcp">MCP</a>
+<a href="${base}/llms.txt">llms.txt</a>
+<a href="${base}/.well-known/ai-plugin.json">Plugin manifest</a>
+<a href="${base}/#legal">Terms</a>
 </nav>
 <p>Aggregated statistics on the Polish used-car market. Valuations are statistical estimates, not offers to buy or sell.</p>
 </div></footer>

@@ -14,7 +14,7 @@ export function registerPage(site: Site): string {
   const firstCall = site.api.operations.find((o) => o.path === '/v1/market/valuation')
   if (firstCall === undefined) throw new Error('OpenAPI document: no /v1/market/valuation')
   const main = html`<div class="wrap">
-<div class="card" id="register">
+<div class="card" id="register" data-api="${site.base}/v1/auth">
 <h1>Get your free API key</h1>
 <p class="muted">${SIGNUP_CREDITS} free credits, no card. We e-mail you a 6-digit code, then your key.</p>
 <div id="error" class="message error" role="alert" hidden></div>
@@ -48,15 +48,18 @@ export function registerPage(site: Site): string {
 shell variable <code>${KEY_VARIABLE}</code> (type <code>${KEY_VARIABLE}=</code> and paste it), then ask for a
 valuation, ${firstCall.credits ?? 0} credits:</p>
 <pre><code>${curlExample(site.api, firstCall, true)}</code></pre>
-<p>Next: the <a href="/docs">API reference</a>, or the <a href="/#plans">plans</a> for more credits.</p>
+<p>Next: the <a href="${site.base}/docs">API reference</a>, or the <a href="${site.base}/#plans">plans</a> for more credits.</p>
 </section>
 </div>
 </div>`
-  return layout({
-    title: 'Register: carmarket',
-    description: `Register with your e-mail address for a carmarket API key and ${SIGNUP_CREDITS} free credits.`,
-    path: '/register',
-    main,
-    script: REGISTER_SCRIPT,
-  })
+  return layout(
+    {
+      title: 'Register: carmarket',
+      description: `Register with your e-mail address for a carmarket API key and ${SIGNUP_CREDITS} free credits.`,
+      path: '/register',
+      main,
+      script: REGISTER_SCRIPT,
+    },
+    site.base,
+  )
 }

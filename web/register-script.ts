@@ -12,6 +12,8 @@ const js = `'use strict'
   const fields = { email: $('email'), code: $('code') }
   const error = $('error')
   const notice = $('notice')
+  // Where the API's registration routes are: under the site's base path.
+  const api = $('register').dataset.api
   let email = ''
 
   const say = (box, text) => {
@@ -70,7 +72,7 @@ const js = `'use strict'
 
   steps.email.addEventListener('submit', async (event) => {
     event.preventDefault()
-    const data = await post('/v1/auth/register', { email: fields.email.value })
+    const data = await post(api + '/register', { email: fields.email.value })
     if (data === undefined) return
     codeSent(data)
     show('code')
@@ -78,14 +80,14 @@ const js = `'use strict'
 
   steps.code.addEventListener('submit', async (event) => {
     event.preventDefault()
-    const data = await post('/v1/auth/verify', { email, code: fields.code.value.trim() })
+    const data = await post(api + '/verify', { email, code: fields.code.value.trim() })
     if (data === undefined) return
     $('done-to').textContent = data.email
     show('done')
   })
 
   $('resend').addEventListener('click', async () => {
-    const data = await post('/v1/auth/register', { email })
+    const data = await post(api + '/register', { email })
     if (data === undefined) return
     codeSent(data)
     say(notice, 'A new code is on its way to ' + email + '.')

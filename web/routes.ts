@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import type { Links } from '../runtime/links.js'
 import type { ApiResponse } from '../runtime/send.js'
 import { aiPlugin } from './ai-plugin.js'
 import { docsPage } from './docs-page.js'
@@ -17,16 +18,16 @@ const HTML = 'text/html; charset=utf-8'
 
 /**
  * The web pages and the files for language-model tooling, each built once from the
- * served OpenAPI document (its JSON), the public URL, the demo quota and the snapshot
+ * served OpenAPI document (its JSON), the service's links, the demo quota and the snapshot
  * served (none before one is open): a path and the handler of its GET (and HEAD).
  */
 export function webRoutes(
   documentJson: string,
-  publicUrl: string,
+  links: Links,
   demoQuota: number,
   served?: Served,
 ): [string, (req: IncomingMessage, res: ApiResponse) => void][] {
-  const s = site(documentJson, publicUrl, demoQuota, served)
+  const s = site(documentJson, links, demoQuota, served)
   const resources = [
     resource('/', landingPage(s), HTML),
     resource('/register', registerPage(s), HTML),

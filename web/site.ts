@@ -1,6 +1,7 @@
 import type { Manifest } from '../format/schema.js'
 import { toolset, type ToolDefinition } from '../mcp/tools.js'
 import type { ExampleCalls } from '../runtime/example-calls.js'
+import type { Links } from '../runtime/links.js'
 import { apiView, type ApiView } from './api-view.js'
 
 /** What the pages tell of the snapshot served: its manifest, and its answers to the example requests. */
@@ -13,6 +14,8 @@ export interface Served {
 export interface Site {
   /** The public URL without a trailing slash: the base of every absolute link. */
   readonly url: string
+  /** The public URL's path ('' at the root): the start of every link within the site. */
+  readonly base: string
   readonly api: ApiView
   /** The MCP tools, made from the document as the MCP endpoint makes them. */
   readonly tools: readonly ToolDefinition[]
@@ -25,16 +28,15 @@ export interface Site {
   readonly served: Served | undefined
 }
 
-export function site(documentJson: string, publicUrl: string, demoQuota: number, served?: Served): Site {
-  const url = publicUrl.replace(/\/+$/, '')
-  const host = new URL(url).hostname
+export function site(documentJson: string, links: Links, demoQuota: number, served?: Served): Site {
   return {
-    url,
+    url: links.publicUrl,
+    base: links.basePath,
     api: apiView(documentJson),
     tools: toolset(JSON.parse(documentJson) as Record<string, unknown>).tools,
     demoQuota,
-    sales: `sales@${host}`,
-    support: `support@${host}`,
+    sales: `sales@${new URL(links.publicUrl).hostname}`,
+    support: links.support,
     served,
   }
 }
