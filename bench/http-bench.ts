@@ -22,7 +22,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -100,14 +100,22 @@ async function benchAccount(location: string): Promise<string> {
   }
 }
 
+/** The wrk script of a row: its own Lua (how it makes each request), then the report. */
+function script(lua: string | undefined): string {
+  if (lua === undefined) return REPORT
+  const path = join(mkdtempSync(join(tmpdir(), 'carmarket-bench-wrk-')), 'row.lua')
+  writeFileSync(path, `${lua}\n${readFileSync(REPORT, 'utf8')}`)
+  return path
+}
+
 /** One wrk run against a URL with `count` connections. */
-function wrk(url: string, headers: Record<string, string>, count: number): Promise<Result> {
+function wrk(url: string, headers: Record<string, string>, count: number, lua?: string): Promise<Result> {
   const args = [
     '-t1',
     `-c${count}`,
     `-d${seconds}s`,
     '-s',
-    REPORT,
+    script(lua),
     ...Object.entries(headers).flatMap(([n, v]) => ['-H', `${n}: ${v}`]),
     url,
   ]
@@ -130,13 +138,19 @@ function wrk(url: string, headers: Record<string, string>, count: number): Promi
  * The connections split between the runtimes, one wrk each, at once: their requests added, each percentile the worst of
  * them.
  */
-async function load(ports: readonly number[], path: string, headers: Record<string, string>): Promise<Result> {
+async function load(
+  ports: readonly number[],
+  path: string,
+  headers: Record<string, string>,
+  lua?: string,
+): Promise<Result> {
   const parts = await Promise.all(
     ports.map((port, i) =>
       wrk(
         `http://127.0.0.1:${port}${path}`,
         headers,
         Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0),
+        lua,
       ),
     ),
   )
@@ -176,6 +190,10 @@ interface Server {
   readonly label: string
   readonly path: string
   readonly headers: Record<string, string>
+  /** Lua for wrk that makes each request (a method, a body, a header of its own per request). */
+  readonly lua?: string
+  /** Calls each request stands for (a batch's items), for the calls/s column. */
+  readonly calls?: number
   /** Starts the row's processes: the ports wrk loads, and the processes to stop after. */
   readonly start: () => Promise<{ readonly ports: readonly number[]; readonly children: readonly ChildProcess[] }>
   /** Whether its runtimes count the ledger's commits (PostgreSQL's batches); lmdb-js batches out of sight. */
@@ -201,6 +219,26 @@ const runtimes = (count: number, ledger: string) => async () => {
 }
 
 const keyed = { path: VALUATION, headers: { 'x-api-key': lmdbKey } }
+const replayed = { ...keyed.headers, 'idempotency-key': `bench-${randomBytes(6).toString('hex')}` }
+/** Each request with an Idempotency-Key of its own: every call a first call, its key taken up and stored. */
+const NEW_KEY_EACH_CALL = `
+local n = 0
+local run = tostring(os.time()) .. '-' .. tostring(math.random(1000000000))
+request = function()
+  n = n + 1
+  wrk.headers['Idempotency-Key'] = run .. '-' .. n
+  return wrk.format()
+end`
+const BATCH_ITEMS = 10
+/** A batch of valuations of ten models. */
+const BATCH_LUA = `
+wrk.method = 'POST'
+wrk.headers['Content-Type'] = 'application/json'
+wrk.body = '${JSON.stringify({
+  requests: ['Golf', 'Passat', 'Polo', 'Tiguan', 'Touran', 'Octavia', 'Fabia', 'Superb', 'Astra', 'Corsa']
+    .slice(0, BATCH_ITEMS)
+    .map((model, i) => ({ operation: 'valuation', make: i < 5 ? 'VW' : i < 8 ? 'Skoda' : 'Opel', model, year: 2017 })),
+})}'`
 const all: Server[] = [
   { label: 'bare node:http, fixed JSON', start: single(['-e', BARE], /port (\d+)/), path: '/', headers: {} },
   {
@@ -211,6 +249,37 @@ const all: Server[] = [
   },
   { label: 'keyed valuation', ...keyed, start: serve(lmdbLedger, QUIET) },
   { label: 'keyed valuation, request log on (read through a pipe)', ...keyed, start: serve(lmdbLedger, []) },
+  {
+    label: 'keyed valuation, revalidated (If-None-Match: 304, free)',
+    ...keyed,
+    headers: { ...keyed.headers, 'if-none-match': '*' },
+    start: serve(lmdbLedger, QUIET),
+  },
+  {
+    label: 'keyed valuation, a new Idempotency-Key each call',
+    ...keyed,
+    lua: NEW_KEY_EACH_CALL,
+    start: serve(lmdbLedger, QUIET),
+  },
+  {
+    label: 'keyed valuation, one Idempotency-Key (replays, free)',
+    ...keyed,
+    headers: replayed,
+    // Its first call made before the load, so that every call loaded is a replay (none finds it in flight).
+    start: async () => {
+      const started = await serve(lmdbLedger, QUIET)()
+      await fetch(`http://127.0.0.1:${started.ports[0]!}${VALUATION}`, { headers: replayed })
+      return started
+    },
+  },
+  {
+    label: `keyed batch of ${BATCH_ITEMS} valuations`,
+    path: '/v1/market/batch',
+    headers: keyed.headers,
+    lua: BATCH_LUA,
+    calls: BATCH_ITEMS,
+    start: serve(lmdbLedger, QUIET),
+  },
   {
     label: 'keyed valuation, mileage window',
     ...keyed,
@@ -266,7 +335,7 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const [i, server] of servers.entries()) {
       const { ports, children } = await server.start()
-      const result = await load(ports, server.path, server.headers)
+      const result = await load(ports, server.path, server.headers, server.lua)
       if (server.commits === true) result.debits_per_commit = await debitsPerCommit(ports)
       for (const child of children) child.kill('SIGTERM')
       await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))))
@@ -287,13 +356,14 @@ const rows = servers.map((server, i) => {
   const r = median(results[i]!)
   const all = results[i]!.map((x) => x.p99_ms.toFixed(1)).join(', ')
   const perCommit = r.debits_per_commit === undefined ? '' : r.debits_per_commit.toFixed(1)
-  return `| ${server.label} | ${Math.round(r.requests_per_second).toLocaleString('en-US')} | ${Math.round((100 * r.requests_per_second) / baseline.requests_per_second)}% | ${r.p50_ms.toFixed(2)} ms | ${r.p90_ms.toFixed(2)} ms | ${r.p99_ms.toFixed(2)} ms (${all}) | ${r.p999_ms.toFixed(1)} ms | ${perCommit} |`
+  const calls = Math.round(r.requests_per_second * (server.calls ?? 1)).toLocaleString('en-US')
+  return `| ${server.label} | ${Math.round(r.requests_per_second).toLocaleString('en-US')} | ${calls} | ${Math.round((100 * r.requests_per_second) / baseline.requests_per_second)}% | ${r.p50_ms.toFixed(2)} ms | ${r.p90_ms.toFixed(2)} ms | ${r.p99_ms.toFixed(2)} ms (${all}) | ${r.p999_ms.toFixed(1)} ms | ${perCommit} |`
 })
 process.stdout.write(
   [
     `${connections} connections, ${seconds} s a run, ${rounds} rounds (the median round shown; p99 of every round in brackets), wrk 1 thread a runtime, node ${process.version}`,
-    '| server | requests/s | of bare | p50 | p90 | p99 | p99.9 | debits per commit |',
-    '|---|---|---|---|---|---|---|---|',
+    '| server | requests/s | calls/s | of bare | p50 | p90 | p99 | p99.9 | debits per commit |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n'),

@@ -328,21 +328,31 @@ export class LmdbLedger implements Ledger {
     return { ...account, entries: account.entries + 1, failures }
   }
 
-  startIdempotent(accountId: string, call: IdempotentCall): Promise<IdempotencyStart> {
+  async startIdempotent(accountId: string, call: IdempotentCall): Promise<IdempotencyStart> {
     const now = Date.now()
+    // A key answered or held already is told from a read, without a write transaction: a retry costs no commit.
+    const seen = this.usedBefore(this.liveUse(accountId, call.key, now), call, now)
+    if (seen !== undefined) return seen
     const token = randomBytes(12).toString('base64url')
     return this.commit('idempotency', (): IdempotencyStart => {
       const use = this.liveUse(accountId, call.key, now)
-      if (use?.answer !== undefined)
-        return use.fingerprint === call.fingerprint ? { state: 'done', answer: use.answer } : { state: 'reused' }
-      if (use !== undefined && (use.lease ?? 0) > now)
-        return { state: use.fingerprint === call.fingerprint ? 'in_flight' : 'reused' }
+      const before = this.usedBefore(use, call, now)
+      if (before !== undefined) return before
       const account = this.accounts.get(accountId)
       if (account === undefined) throw new LedgerError('unknown_account', `no account ${accountId}`)
       const held = { token, lease: now + IDEMPOTENCY.leaseMs }
       void this.accounts.put(accountId, this.keepUse(account, { ...call, ...held }, use, now, held))
       return { state: 'started', token }
     })
+  }
+
+  /** What a live use of a key answers a call that would take it up: undefined when the call may (none, or a lease run out). */
+  private usedBefore(use: StoredKeyUse | undefined, call: IdempotentCall, now: number): IdempotencyStart | undefined {
+    if (use?.answer !== undefined)
+      return use.fingerprint === call.fingerprint ? { state: 'done', answer: use.answer } : { state: 'reused' }
+    if (use !== undefined && (use.lease ?? 0) > now)
+      return { state: use.fingerprint === call.fingerprint ? 'in_flight' : 'reused' }
+    return undefined
   }
 
   async abandonIdempotent(accountId: string, key: string, token: string): Promise<void> {

@@ -304,11 +304,15 @@ const MIGRATIONS: readonly Migration[] = [
         balances bigint[],
         PRIMARY KEY (account_id, key)
       );
-      CREATE INDEX carmarket_idempotency_order ON carmarket_idempotency (account_id, seq);
+      -- The answered keys of an account, oldest first, for forgetting the oldest. Partial, so
+      -- that it never matches a look-up by key: the planner, without statistics yet, would
+      -- take it for one as readily as the primary key, and scan an account's every key.
+      CREATE INDEX carmarket_idempotency_order ON carmarket_idempotency (account_id, seq) WHERE parts IS NOT NULL;
       CREATE INDEX carmarket_idempotency_created ON carmarket_idempotency (created);
 
       -- A key's use as the account's newest (the caller holds the account's row); its oldest
-      -- are forgotten past p_limit.
+      -- answered ones are forgotten past p_limit (keys held by calls in flight, a few at a
+      -- time, are let go or answered within seconds).
       CREATE FUNCTION carmarket_idempotency_insert(
         p_account text, p_key text, p_fingerprint text, p_created timestamptz, p_token text, p_lease timestamptz,
         p_parts text, p_charged boolean[], p_balances bigint[], p_limit integer
@@ -327,7 +331,8 @@ const MIGRATIONS: readonly Migration[] = [
           WITH oldest AS (
             DELETE FROM carmarket_idempotency i
              WHERE i.account_id = p_account AND i.seq IN (
-               SELECT o.seq FROM carmarket_idempotency o WHERE o.account_id = p_account ORDER BY o.seq LIMIT v_count - p_limit)
+               SELECT o.seq FROM carmarket_idempotency o WHERE o.account_id = p_account AND o.parts IS NOT NULL
+                ORDER BY o.seq LIMIT v_count - p_limit)
             RETURNING 1
           )
           SELECT count(*) INTO v_gone FROM oldest;

@@ -9,8 +9,11 @@ import type { Exchange } from './exchange.js'
 import { fingerprint, idempotencyKey } from './idempotency.js'
 import { RECORDED, callOf, creditHeaders, withCredits, type Held, type Metering } from './metering.js'
 import { logEvent } from './events.js'
+import { parseQuery } from './query-string.js'
 import type { HeaderList } from './send.js'
 import { dataBody, errorBody } from './send.js'
+
+const NO_PARAMETERS: ReadonlySet<string> = new Set()
 
 /** How large a batch may be. */
 export const BATCH = {
@@ -39,6 +42,8 @@ export interface Answered {
 /** A batch's request as the route gets it. */
 export interface BatchInput {
   readonly path: string
+  /** The query string: the route takes no parameters. */
+  readonly query: string
   readonly body: Record<string, unknown>
   readonly key: string | string[] | undefined
   readonly idempotencyKey: string | string[] | undefined
@@ -113,6 +118,7 @@ export function batchCall(metering: Metering) {
     let held: Held | undefined
     try {
       const key = idempotencyKey(input.idempotencyKey)
+      parseQuery(input.query, NO_PARAMETERS)
       const items = batchItems(input.body)
       const idempotency = await metering.idempotency(
         account,
@@ -143,7 +149,9 @@ export function batchCall(metering: Metering) {
 
   return async (input: BatchInput): Promise<BatchReply> => {
     const account = await metering.account(input.key, input.exchange)
-    return account === undefined ? keyless(input, batchItems(input.body)) : keyed(input, account)
+    if (account !== undefined) return keyed(input, account)
+    parseQuery(input.query, NO_PARAMETERS)
+    return keyless(input, batchItems(input.body))
   }
 }
 

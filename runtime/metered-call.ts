@@ -8,8 +8,21 @@ import { callOf, creditHeaders, withCredits, type Held, type Metering } from './
 import { parseQuery } from './query-string.js'
 import { etagMatches, marketEtag } from './revalidation.js'
 
-/** Market answers may be kept by the caller, never by a shared cache, and are revalidated before each use. */
-const CACHE_CONTROL = 'private, no-cache'
+/**
+ * Market answers may be kept by the caller, never by a shared cache, and are revalidated
+ * before each use; a browser keeps one per key, since the credit fields are the account's.
+ */
+const CACHING = ['Cache-Control', 'private, no-cache', 'Vary', 'X-API-Key'] as const
+
+/**
+ * Whether a request's If-None-Match makes its answer a 304: it names the answer's ETag,
+ * or `*` when there is an answer (`lookUp` throws the 404 there is instead).
+ */
+function notModified(input: MarketInput, etag: string, lookUp: () => unknown): boolean {
+  const matched = input.ifNoneMatch === undefined ? false : etagMatches(input.ifNoneMatch, etag)
+  if (matched === 'any') lookUp()
+  return matched !== false
+}
 
 /**
  * A market operation as a metered call, in the spec's order: authentication (401),
@@ -36,8 +49,8 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
     try {
       const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
       etag = marketEtag(generation.snapshot.manifest.build_id, input.path, canonicalQuery(params))
-      if (input.ifNoneMatch !== undefined && etagMatches(input.ifNoneMatch, etag))
-        return { status: 304, data: '', headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL] }
+      if (notModified(input, etag, () => answerJson(generation.snapshot, request)))
+        return { status: 304, data: '', headers: ['ETag', etag, ...CACHING] }
       await demo.check(input.ip)
       data = answerJson(generation.snapshot, request)
     } finally {
@@ -47,7 +60,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
     return {
       status: 200,
       data: withCredits(data, spec.credits),
-      headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL],
+      headers: ['ETag', etag, ...CACHING],
     }
   }
 
@@ -65,11 +78,11 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
       try {
         const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
         etag = marketEtag(generation.snapshot.manifest.build_id, input.path, canonical)
-        if (input.ifNoneMatch !== undefined && etagMatches(input.ifNoneMatch, etag))
+        if (notModified(input, etag, () => answerJson(generation.snapshot, request)))
           return {
             status: 304,
             data: '',
-            headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL, ...creditHeaders(0, account.balance)],
+            headers: ['ETag', etag, ...CACHING, ...creditHeaders(0, account.balance)],
           }
         const idempotency = await metering.idempotency(
           account,
@@ -98,7 +111,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
       return {
         status: 200,
         data: withCredits(data, spec.credits, outcome.balance),
-        headers: ['ETag', etag, 'Cache-Control', CACHE_CONTROL, ...creditHeaders(spec.credits, outcome.balance)],
+        headers: ['ETag', etag, ...CACHING, ...creditHeaders(spec.credits, outcome.balance)],
       }
     } catch (error) {
       await metering.failed(account, call, error, held)
@@ -115,7 +128,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
     return {
       status: 200,
       data: withCredits(parts, spec.credits, balance),
-      headers: ['Cache-Control', CACHE_CONTROL, ...creditHeaders(spec.credits, balance, true)],
+      headers: [...CACHING, ...creditHeaders(spec.credits, balance, true)],
     }
   }
 

@@ -145,6 +145,10 @@ const VALIDATORS = {
     schema: string,
   },
   'Cache-Control': { description: 'private, no-cache: keep it, revalidate before each use.', schema: string },
+  Vary: {
+    description: "X-API-Key: a cache keeps an answer per key (the credit fields are the account's).",
+    schema: string,
+  },
 }
 const TTL_HOURS = IDEMPOTENCY.ttlMs / 3_600_000
 const IDEMPOTENCY_KEY_PARAMETER = {

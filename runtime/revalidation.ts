@@ -11,15 +11,18 @@ export function marketEtag(buildId: string, path: string, canonical: string): st
 }
 
 /**
- * Whether an If-None-Match header names `etag` (weak comparison, RFC 9110 13.1.2): one of
- * its entity tags, with or without W/, or `*`.
+ * What an If-None-Match header names of `etag` (weak comparison, RFC 9110 13.1.2): the
+ * tag itself, among its entity tags, with or without W/ (`tag`); or any answer there is,
+ * `*` (`any`: a 304 only if there is one); or neither (false).
  */
-export function etagMatches(header: string, etag: string): boolean {
-  if (header === etag) return true
+export function etagMatches(header: string, etag: string): 'tag' | 'any' | false {
+  if (header === etag) return 'tag'
   const opaque = etag.startsWith('W/') ? etag.slice(2) : etag
+  let any = false
   for (const entry of header.split(',')) {
     const tag = entry.trim()
-    if (tag === '*' || (tag.startsWith('W/') ? tag.slice(2) : tag) === opaque) return true
+    if ((tag.startsWith('W/') ? tag.slice(2) : tag) === opaque) return 'tag'
+    if (tag === '*') any = true
   }
-  return false
+  return any ? 'any' : false
 }

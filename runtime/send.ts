@@ -43,7 +43,7 @@ export function send(
   if (!has(headers, 'Cache-Control')) list.push('Cache-Control', 'no-store')
   append(list, headers)
   append(list, res.cors)
-  res.writeHead(status, list)
+  res.writeHead(status, oneVary(list))
   res.end(req.method === 'HEAD' ? undefined : body)
 }
 
@@ -55,7 +55,7 @@ export function sendEmpty(res: ApiResponse, status: 204 | 304, headers: Headers)
   const list: (string | number)[] = ['X-Request-Id', res.requestId]
   append(list, headers)
   append(list, res.cors)
-  res.writeHead(status, list)
+  res.writeHead(status, oneVary(list))
   res.end()
 }
 
@@ -82,6 +82,25 @@ export function dataBody(data: string): string {
 function append(list: (string | number)[], headers: Headers): void {
   if (isList(headers)) for (const item of headers) list.push(item)
   else for (const name in headers) list.push(name, headers[name]!)
+}
+
+/**
+ * The list with its Vary headers made one (an answer's own and CORS's): once a header was
+ * set on the response, writeHead sets the list's one by one, and a second Vary would
+ * replace the first.
+ */
+function oneVary(list: (string | number)[]): (string | number)[] {
+  let first = -1
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i] !== 'Vary') continue
+    if (first < 0) first = i
+    else {
+      list[first + 1] = `${list[first + 1]}, ${list[i + 1]}`
+      list.splice(i, 2)
+      i -= 2
+    }
+  }
+  return list
 }
 
 function has(headers: Headers, name: string): boolean {

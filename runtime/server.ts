@@ -102,7 +102,6 @@ const STORAGE_RETRY_SECONDS = 5
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
 export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
-const NO_PARAMETERS: ReadonlySet<string> = new Set()
 
 /** An answer made inside the process: its status and the body in the spec's envelope. */
 export interface CallResult {
@@ -182,9 +181,9 @@ export class Runtime {
     for (const operation of OPERATIONS) this.market(`/v1/market/${operation}`, meteredCall(metering, operation))
     const batch = batchCall(metering)
     this.post('/v1/market/batch', async (req, res, query, ip, exchange) => {
-      parseQuery(query, NO_PARAMETERS)
       const reply = await batch({
         path: '/v1/market/batch',
+        query,
         body: await readJsonBody(req, BATCH.maxBodyBytes),
         key: req.headers['x-api-key'],
         idempotencyKey: req.headers['idempotency-key'],

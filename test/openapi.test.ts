@@ -2,8 +2,12 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import t from 'tap'
 import { request } from 'undici'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
+import { openLedger } from '../cli/engines.js'
+import { ERROR_STATUS } from '../query/api-error.js'
 import { REQUEST_VALUES } from '../query/value-aliases.js'
+import { canonicalQuery } from '../runtime/canonical.js'
+import { EXAMPLE_BATCH } from '../runtime/example-calls.js'
+import { fingerprint } from '../runtime/idempotency.js'
 import { build, freshDir, rows, serve, toCsv } from './support.js'
 
 const data = [
@@ -53,6 +57,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     Object.keys(doc.paths).sort(),
     [
       ...market.map((m) => `/v1/market/${m}`),
+      '/v1/market/batch',
       '/v1/catalog/makes',
       '/v1/catalog/models',
       '/v1/account/me',
@@ -65,7 +70,9 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     ].sort(),
   )
   const params = (path: string): Record<string, any> =>
-    Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p]))
+    Object.fromEntries(
+      (doc.paths[path].get.parameters as any[]).filter((p) => p.in === 'query').map((p) => [p.name, p]),
+    )
   const valuation = params('/v1/market/valuation')
   t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'asking_price'])
   t.same([valuation.year.schema.minimum, valuation.year.schema.maximum], [1900, snapshot.maxYear])
@@ -113,6 +120,133 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     market.map((m) => doc.paths[`/v1/market/${m}`].get['x-credits']),
     [8, 10, 6, 12, 8, 10],
   )
+  const idempotencyKey = (doc.paths['/v1/market/valuation'].get.parameters as any[]).find(
+    (p) => p.name === 'Idempotency-Key',
+  )
+  t.match(idempotencyKey, {
+    in: 'header',
+    required: false,
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: String },
+  })
+  const marketHeaders = {
+    '304': ['ETag', 'Cache-Control', 'Vary', 'X-Credits-Used', 'X-Credits-Remaining', 'RateLimit', 'RateLimit-Policy'],
+    '200': [
+      'ETag',
+      'Cache-Control',
+      'Vary',
+      'X-Credits-Used',
+      'X-Credits-Remaining',
+      'Idempotent-Replayed',
+      'RateLimit',
+      'RateLimit-Policy',
+    ],
+  }
+  for (const m of market) {
+    const path = `/v1/market/${m}`
+    const operation = doc.paths[path].get
+    const list = operation.parameters as any[]
+    t.same(
+      list.map((p) => [p.name, p.in]),
+      [
+        ...Object.keys(params(path)).map((name) => [name, 'query']),
+        ['If-None-Match', 'header'],
+        ['Idempotency-Key', 'header'],
+      ],
+      `${path}: its query parameters, then If-None-Match and Idempotency-Key`,
+    )
+    t.match(list.at(-2), { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } })
+    t.same(list.at(-1), idempotencyKey, `${path}: the same Idempotency-Key`)
+    const responses = operation.responses
+    t.same(
+      Object.keys(responses),
+      ['200', '304', '400', '401', '402', '404', '409', '422', '429', '500', '503'],
+      `${path}: its statuses`,
+    )
+    t.equal(responses['304']?.content, undefined, `${path}: a 304 has no body`)
+    for (const status of ['200', '304'] as const) {
+      t.same(
+        Object.keys(responses[status]?.headers ?? {}).sort(),
+        [...marketHeaders[status]].sort(),
+        `${path}: ${status} headers`,
+      )
+      t.same(responses[status]?.headers?.ETag?.schema, { type: 'string' }, `${path}: ${status} ETag`)
+      for (const name of ['X-Credits-Used', 'X-Credits-Remaining'])
+        t.match(
+          responses[status]?.headers?.[name]?.schema,
+          { type: 'integer', minimum: 0 },
+          `${path}: ${status} ${name}`,
+        )
+    }
+    for (const [status, code] of [
+      ['409', 'IDEMPOTENCY_KEY_IN_FLIGHT'],
+      ['422', 'IDEMPOTENCY_KEY_REUSED'],
+    ] as const) {
+      const media = responses[status]?.content?.['application/json']
+      t.same(media?.schema, { $ref: '#/components/schemas/Error' }, `${path}: ${status} is an error`)
+      t.same(Object.keys(media?.examples ?? {}), [code], `${path}: ${status} is ${code}`)
+    }
+    t.match(
+      responses['409']?.headers,
+      { 'Retry-After': { schema: { type: 'integer' } } },
+      `${path}: 409 says when to retry`,
+    )
+  }
+  const codes = doc.components.schemas.Error.properties.error.properties.code.enum as string[]
+  t.same([...codes].sort(), Object.keys(ERROR_STATUS).sort(), 'the error codes are those the service answers')
+  for (const code of ['IDEMPOTENCY_KEY_IN_FLIGHT', 'IDEMPOTENCY_KEY_REUSED'])
+    t.ok(codes.includes(code), `Error lists ${code}`)
+
+  // The batch: one request for several market calls, with the market calls' own parameters as body members.
+  const batch = doc.paths['/v1/market/batch']
+  t.same(Object.keys(batch), ['post'], 'the batch is a POST only')
+  t.same([batch.post.operationId, batch.post.tags], ['batch', ['batch']])
+  t.ok(
+    doc.tags.some((tag: { name: string }) => tag.name === 'batch'),
+    'the batch has a tag of its own',
+  )
+  t.same(batch.post.parameters, [idempotencyKey], 'the batch takes the Idempotency-Key as a market call does')
+  t.equal(batch.post.requestBody.required, true)
+  const batchBody = batch.post.requestBody.content['application/json']
+  t.match(batchBody.schema, {
+    type: 'object',
+    required: ['requests'],
+    additionalProperties: false,
+    properties: { requests: { type: 'array', minItems: 1, maxItems: 50 } },
+  })
+  const items = batchBody.schema.properties.requests.items.oneOf as any[]
+  t.same(
+    items.map((item) => item.properties.operation),
+    market.map((m) => ({ const: m })),
+    'one item schema per operation',
+  )
+  for (const [i, m] of market.entries()) {
+    const query = params(`/v1/market/${m}`)
+    t.same(Object.keys(items[i].properties), ['operation', ...Object.keys(query)], `a ${m} item: its parameters`)
+    t.same(
+      items[i].required,
+      [
+        'operation',
+        ...Object.values(query)
+          .filter((p) => p.required)
+          .map((p) => p.name),
+      ],
+      `a ${m} item: its required parameters`,
+    )
+    t.equal(items[i].additionalProperties, false)
+  }
+  t.same(batchBody.example, EXAMPLE_BATCH, 'the example batch is the one served')
+  const batchResponses = batch.post.responses
+  t.same(Object.keys(batchResponses), ['200', '400', '401', '409', '413', '415', '422', '429', '500', '503'])
+  const batchData = batchResponses['200'].content['application/json'].schema.properties.data
+  t.same(Object.keys(batchData.properties), ['results', 'credits_used', 'credits_remaining'])
+  t.same(batchData.required, ['results', 'credits_used'], 'credits_remaining only in keyed answers')
+  t.same(Object.keys(batchResponses['200'].headers).sort(), [
+    'Idempotent-Replayed',
+    'RateLimit',
+    'RateLimit-Policy',
+    'X-Credits-Remaining',
+    'X-Credits-Used',
+  ])
   // The catalogue: free and keyless, so no security requirement at all (not the demo tier's optional key).
   for (const path of ['/v1/catalog/makes', '/v1/catalog/models']) {
     const operation = doc.paths[path].get
@@ -133,8 +267,58 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   // Every answer, success or failure, validates against the schema the document gives for its route and status.
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   ajv.addSchema(doc, 'api')
-  const pointer = (path: string, status: number, method = doc.paths[path]?.post === undefined ? 'get' : 'post') =>
-    `api#/paths/${path.replace(/\//g, '~1')}/${method}/responses/${status}/content/application~1json/schema`
+  const methodOf = (path: string) => (doc.paths[path]?.post === undefined ? 'get' : 'post')
+  const operationPointer = (path: string, method: string) => `api#/paths/${path.replace(/\//g, '~1')}/${method}`
+  const pointer = (path: string, status: number, method = methodOf(path)) =>
+    `${operationPointer(path, method)}/responses/${status}/content/application~1json/schema`
+  const bodyPointer = (path: string, method = methodOf(path)) =>
+    `${operationPointer(path, method)}/requestBody/content/application~1json/schema`
+  const headerPointer = (path: string, status: number, name: string, method = methodOf(path)) =>
+    `${operationPointer(path, method)}/responses/${status}/headers/${name}/schema`
+  // A header is text on the wire: one the document types as an integer is read as its digits, anything else stays text
+  // (and fails an integer schema).
+  const headerValue = (schema: { type?: unknown }, raw: string): unknown =>
+    schema.type === 'integer' && /^-?[0-9]+$/.test(raw) ? Number(raw) : raw
+  /**
+   * Each header of `answer` that the document declares for its route and status matches the declared schema; those
+   * named in `carried` must be both sent and declared, so that the check cannot pass on their absence.
+   */
+  const headersMatch = (
+    what: string,
+    path: string,
+    status: number,
+    answer: { readonly headers: Record<string, string | string[] | undefined> },
+    carried: readonly string[],
+    method = methodOf(path),
+  ) => {
+    const declared = (doc.paths[path][method].responses[status]?.headers ?? {}) as Record<string, { schema: any }>
+    const names = new Map(Object.keys(declared).map((name) => [name.toLowerCase(), name]))
+    for (const name of carried) {
+      t.not(answer.headers[name.toLowerCase()], undefined, `${what} carries ${name}`)
+      t.ok(names.has(name.toLowerCase()), `the document declares ${name} for ${status} ${path}`)
+    }
+    for (const [lower, name] of names) {
+      const raw = answer.headers[lower]
+      if (raw === undefined) continue
+      const validate = ajv.getSchema(headerPointer(path, status, name, method))!
+      t.ok(
+        validate(headerValue(declared[name]!.schema, String(raw))),
+        `${what}: ${name} ${String(raw)} matches the document: ${JSON.stringify(validate.errors)}`,
+      )
+    }
+  }
+  const keySchema = ajv.compile(idempotencyKey.schema)
+  const visible = Array.from({ length: 0x7e - 0x20 }, (_, i) => String.fromCharCode(0x21 + i)).join('')
+  t.same(
+    [visible, 'x'.repeat(255), '6f1c5a0e-2b7d-4c39-9a51-0d6f3e8b2c47'].map((key) => keySchema(key)),
+    [true, true, true],
+    'an Idempotency-Key may be any visible ASCII, up to 255 characters',
+  )
+  t.same(
+    ['', 'x'.repeat(256), 'a b', 'tab\there', 'del\x7f', 'zażółć'].map((key) => keySchema(key)),
+    [false, false, false, false, false, false],
+    'an Idempotency-Key is not empty, too long, spaced, a control character or beyond ASCII',
+  )
   const q = 'make=VW&model=Golf&year=2017'
   // Each operation's required parameters: depreciation takes no year.
   const required = (operation: string) => (operation === 'depreciation' ? 'make=VW&model=Golf' : q)
@@ -199,7 +383,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.equal(anyKey.status, 200, 'the catalogue reads no key, so an unknown one is no matter')
 
   // Keyed answers, the account routes and a refusal for credits, against the document too.
-  const ledger = LmdbLedger.open(ledgerDir)
+  const ledger = await openLedger(ledgerDir)
   t.teardown(() => ledger.close())
   const { key } = await ledger.createAccount('openapi@example.pl', 24, 'signup_bonus', null)
   const withKey: [string, number][] = [
@@ -217,6 +401,147 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     const validate = ajv.getSchema(pointer(path.split('?')[0]!, status))!
     t.ok(validate(answer.body), `keyed ${path} matches the document: ${JSON.stringify(validate.errors)}`)
   }
+
+  // Revalidation and idempotency of a market call, against the document.
+  const bare = async (path: string, headers: Record<string, string>) => {
+    const response = await request(`${base}${path}`, { headers })
+    return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
+  }
+  const matches = (what: string, path: string, status: number, answer: { status: number; body: unknown }) => {
+    t.equal(answer.status, status, what)
+    const validate = ajv.getSchema(pointer(path, status))!
+    t.ok(validate(answer.body), `${what} matches the document: ${JSON.stringify(validate.errors)}`)
+  }
+  const payer = await ledger.createAccount('protocol@example.pl', 100, 'grant', null)
+  const valuationPath = '/v1/market/valuation'
+  const first = await get(`${valuationPath}?${q}`, { key: payer.key, headers: { 'idempotency-key': 'valuation-1' } })
+  matches('a keyed 200 under a key', valuationPath, 200, first)
+  headersMatch('a keyed 200', valuationPath, 200, first, [
+    'ETag',
+    'Cache-Control',
+    'Vary',
+    'X-Credits-Used',
+    'X-Credits-Remaining',
+  ])
+  const replayed = await get(`${valuationPath}?${q}`, { key: payer.key, headers: { 'idempotency-key': 'valuation-1' } })
+  matches('a replayed 200', valuationPath, 200, replayed)
+  t.equal(replayed.headers['idempotent-replayed'], 'true')
+  headersMatch('a replayed 200', valuationPath, 200, replayed, ['Idempotent-Replayed', 'X-Credits-Used'])
+  const validator = first.headers.etag as string
+  for (const [who, key] of [
+    ['keyed', { 'x-api-key': payer.key }],
+    ['keyless', {}],
+  ] as const) {
+    const unchanged = await bare(`${valuationPath}?${q}`, { ...key, 'if-none-match': validator })
+    t.equal(unchanged.status, 304, `${who}: the ETag of a 200 revalidates it`)
+    t.equal(unchanged.text, '', `${who}: a 304 has no body`)
+    headersMatch(
+      `a ${who} 304`,
+      valuationPath,
+      304,
+      unchanged,
+      who === 'keyed'
+        ? ['ETag', 'Cache-Control', 'Vary', 'X-Credits-Used', 'X-Credits-Remaining']
+        : ['ETag', 'Cache-Control', 'Vary'],
+    )
+    if (who === 'keyed') t.equal(unchanged.headers['x-credits-used'], '0', 'a 304 is free')
+  }
+  // A call in flight holds its key only for milliseconds: taken up here as that call would, it stays held.
+  const held = await ledger.startIdempotent(payer.account.id, {
+    key: 'valuation-2',
+    fingerprint: fingerprint(
+      'GET',
+      valuationPath,
+      canonicalQuery(
+        new Map([
+          ['make', 'VW'],
+          ['model', 'Golf'],
+          ['year', '2017'],
+        ]),
+      ),
+    ),
+  })
+  t.equal(held.state, 'started')
+  const inFlight = await get(`${valuationPath}?${q}`, { key: payer.key, headers: { 'idempotency-key': 'valuation-2' } })
+  matches('a key in flight', valuationPath, 409, inFlight)
+  t.equal(inFlight.body.error?.code, 'IDEMPOTENCY_KEY_IN_FLIGHT')
+  headersMatch('a 409', valuationPath, 409, inFlight, ['Retry-After'])
+  const reused = await get(`${valuationPath}?${q}&mileage=100000`, {
+    key: payer.key,
+    headers: { 'idempotency-key': 'valuation-2' },
+  })
+  matches('a key reused with other parameters', valuationPath, 422, reused)
+  t.equal(reused.body.error?.code, 'IDEMPOTENCY_KEY_REUSED')
+  const spaced = await get(`${valuationPath}?${q}`, { key: payer.key, headers: { 'idempotency-key': 'a b' } })
+  matches('a key the document does not allow', valuationPath, 400, spaced)
+  t.same([spaced.body.error?.code, spaced.body.error?.parameter], ['INVALID_PARAMETER', 'Idempotency-Key'])
+
+  // Batches: every operation, items that fail in their places, and (keyed) one the balance cannot pay.
+  const batchPath = '/v1/market/batch'
+  const vehicle = { make: 'VW', model: 'Golf', year: 2017 }
+  const mixed = {
+    requests: [
+      { operation: 'valuation', ...vehicle, mileage: 100000 },
+      { operation: 'price-history', ...vehicle, months: '3' },
+      { operation: 'liquidity', ...vehicle },
+      { operation: 'valuation-factors', ...vehicle },
+      { operation: 'regional', ...vehicle, year: '2017' },
+      { operation: 'depreciation', make: 'VW', model: 'Golf', fuel_type: 'diesel' },
+      { operation: 'liquidity', ...vehicle },
+      { operation: 'valuation', ...vehicle, year: 'abc' },
+      { operation: 'regional', make: 'VW', model: 'Polo', year: 2017 },
+    ],
+  }
+  const outcomes = (answer: { body: any }) =>
+    (answer.body.data?.results ?? []).map((r: any) => (r.status === 'success' ? 'success' : r.error?.code))
+  const keyless = await post(batchPath, mixed)
+  matches('a keyless batch', batchPath, 200, keyless)
+  t.same(outcomes(keyless), [...Array(7).fill('success'), 'INVALID_PARAMETER', 'INSUFFICIENT_DATA'])
+  t.notOk('credits_remaining' in (keyless.body.data ?? {}), 'a keyless batch has no balance')
+  headersMatch('a keyless batch', batchPath, 200, keyless, [])
+  const buyer = await ledger.createAccount('batch@example.pl', 50, 'grant', null)
+  const batchKey = { key: buyer.key, headers: { 'idempotency-key': 'batch-1' } }
+  // 50 credits pay the first five items (44) but not the depreciation (10); the liquidity after it (6) still fits.
+  const keyedBatch = await post(batchPath, mixed, batchKey)
+  matches('a keyed batch', batchPath, 200, keyedBatch)
+  t.same(outcomes(keyedBatch), [
+    ...Array(5).fill('success'),
+    'INSUFFICIENT_CREDITS',
+    'success',
+    'INVALID_PARAMETER',
+    'INSUFFICIENT_DATA',
+  ])
+  t.match(keyedBatch.body.data, { credits_used: 50, credits_remaining: 0 })
+  headersMatch('a keyed batch', batchPath, 200, keyedBatch, ['X-Credits-Used', 'X-Credits-Remaining'])
+  t.equal(keyedBatch.headers['idempotent-replayed'], undefined, 'a first answer is not a replay')
+  const replayedBatch = await post(batchPath, mixed, batchKey)
+  matches('a replayed batch', batchPath, 200, replayedBatch)
+  t.equal(replayedBatch.headers['idempotent-replayed'], 'true')
+  t.same(replayedBatch.body, keyedBatch.body, 'the stored answer, given again')
+  headersMatch('a replayed batch', batchPath, 200, replayedBatch, [
+    'Idempotent-Replayed',
+    'X-Credits-Used',
+    'X-Credits-Remaining',
+  ])
+  const reusedBatch = await post(batchPath, { requests: mixed.requests.slice(0, 1) }, batchKey)
+  matches('a batch key reused with another body', batchPath, 422, reusedBatch)
+  t.equal(reusedBatch.body.error?.code, 'IDEMPOTENCY_KEY_REUSED')
+  const notABatch = await post(batchPath, { requests: [{ operation: 'appraisal', ...vehicle }] })
+  matches('not a batch', batchPath, 400, notABatch)
+  t.same([notABatch.body.error?.code, notABatch.body.error?.parameter], ['INVALID_PARAMETER', 'requests[0].operation'])
+  const oversized = await post(batchPath, { requests: mixed.requests, pad: 'x'.repeat(64 * 1024) })
+  matches('a batch over 64 KiB', batchPath, 413, oversized)
+  t.equal(oversized.body.error?.code, 'PAYLOAD_TOO_LARGE')
+  const plain = await post(batchPath, JSON.stringify(mixed), { headers: { 'content-type': 'text/plain' } })
+  matches('a batch not sent as JSON', batchPath, 415, plain)
+  t.equal(plain.body.error?.code, 'UNSUPPORTED_MEDIA_TYPE')
+  const example = await post(batchPath, batchBody.example)
+  matches('the example batch', batchPath, 200, example)
+  t.same(
+    batchResponses['200'].content['application/json'].example,
+    example.body,
+    "the batch's example answer is the served snapshot's keyless answer",
+  )
 
   t.ok(
     ajv.getSchema(`api#/paths/~1v1~1openapi.json/get/responses/200/content/application~1json/schema`)!(doc),
@@ -256,22 +581,33 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   // Every example the document gives is an instance of the schema beside it. Checked last: on a busy machine,
   // compiling every schema can hold the event loop past the 5 s the server keeps an idle connection for, and the
   // next request on that connection would meet its close.
+  const checked = new Set<string>()
   for (const path of Object.keys(doc.paths)) {
-    const operation = doc.paths[path].get ?? doc.paths[path].post
-    for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
-      const media = response.content?.['application/json']
-      const examples = [media?.example, ...Object.values(media?.examples ?? {}).map((e: any) => e.value)].filter(
-        (e) => e !== undefined,
-      )
-      for (const example of examples) {
-        const validate = ajv.getSchema(pointer(path, Number(status)))!
-        t.ok(
-          validate(example),
-          `the example of ${status} ${path} matches its schema: ${JSON.stringify(validate.errors)}`,
+    for (const [method, operation] of Object.entries(doc.paths[path] as Record<string, any>)) {
+      const body = operation.requestBody?.content?.['application/json']?.example
+      if (body !== undefined) {
+        const validate = ajv.getSchema(bodyPointer(path, method))!
+        t.ok(validate(body), `the request example of ${path} matches its schema: ${JSON.stringify(validate.errors)}`)
+        checked.add(`${method} ${path} request`)
+      }
+      for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+        const media = response.content?.['application/json']
+        const examples = [media?.example, ...Object.values(media?.examples ?? {}).map((e: any) => e.value)].filter(
+          (e) => e !== undefined,
         )
+        for (const example of examples) {
+          const validate = ajv.getSchema(pointer(path, Number(status), method))!
+          t.ok(
+            validate(example),
+            `the example of ${status} ${path} matches its schema: ${JSON.stringify(validate.errors)}`,
+          )
+          checked.add(`${method} ${path} ${status}`)
+        }
       }
     }
   }
   for (const path of [...market.map((m) => `/v1/market/${m}`), '/v1/catalog/makes', '/v1/catalog/models'])
     t.ok(doc.paths[path].get.responses['200'].content['application/json'].example, `${path}: a success example`)
+  for (const example of ['request', '200', '409', '422'])
+    t.ok(checked.has(`post /v1/market/batch ${example}`), `the batch's ${example} example was checked`)
 })

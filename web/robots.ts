@@ -1,15 +1,17 @@
-import { resource } from './resource.js'
+import { resource, type Resource } from './resource.js'
 
 /**
  * `/robots.txt`: crawlers are welcome on the pages; the API and the MCP endpoint answer
- * programs, and a crawler's calls would only use up its address's demo quota.
+ * programs, and a crawler's calls would only use up its address's demo quota. Under a
+ * base path the routes answer there and at the root alike, so both are named.
  */
-export const ROBOTS = resource(
-  '/robots.txt',
-  `User-agent: *
+export function robots(base: string): Resource {
+  const prefixes = base === '' ? [''] : [base, '']
+  return resource(
+    '/robots.txt',
+    `User-agent: *
 Allow: /
-Disallow: /v1/
-Disallow: /mcp
-`,
-  'text/plain; charset=utf-8',
-)
+${prefixes.map((prefix) => `Disallow: ${prefix}/v1/\nDisallow: ${prefix}/mcp\n`).join('')}`,
+    'text/plain; charset=utf-8',
+  )
+}

@@ -10,7 +10,7 @@ import { LOGO } from './logo.js'
 import { registerPage } from './register-page.js'
 import { REGISTER_SCRIPT } from './register-script.js'
 import { resource, serveResource } from './resource.js'
-import { ROBOTS } from './robots.js'
+import { robots } from './robots.js'
 import { site, type Served } from './site.js'
 import { STYLESHEET } from './style.js'
 
@@ -34,7 +34,7 @@ export function webRoutes(
     resource('/docs', docsPage(s), HTML),
     resource('/llms.txt', llmsTxt(s), 'text/plain; charset=utf-8'),
     resource('/.well-known/ai-plugin.json', aiPlugin(s), 'application/json; charset=utf-8'),
-    ROBOTS,
+    robots(links.basePath),
     FAVICON,
     LOGO,
     STYLESHEET,
