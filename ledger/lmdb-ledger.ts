@@ -7,13 +7,11 @@ import { LedgerError } from './ledger-error.js'
 import { LmdbWrites } from './lmdb-writes.js'
 import { parseEmail } from './mailbox.js'
 import { privateDir, privateFiles } from './private-files.js'
-import { oneCharge } from './one-charge.js'
 import { FAILED_CALL_ENTRIES_PER_DAY, IDEMPOTENCY, alwaysWanted } from './types.js'
 import type {
   Account,
   AccountStatus,
   Call,
-  ChargeResult,
   Charges,
   ChargesResult,
   CodeCheck,
@@ -237,15 +235,6 @@ export class LmdbLedger implements Ledger {
     const parsed = parseEmail(email)
     const id = parsed.ok ? this.emails.get(parsed.mailbox) : undefined
     return id === undefined ? undefined : this.account(id)
-  }
-
-  async charge(
-    accountId: string,
-    credits: number,
-    call: Call,
-    wanted: () => boolean = alwaysWanted,
-  ): Promise<ChargeResult> {
-    return oneCharge(await this.chargeAll(accountId, { debits: [{ credits, call }], wanted }))
   }
 
   chargeAll(accountId: string, charges: Charges): Promise<ChargesResult> {

@@ -8,13 +8,11 @@ import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
 import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, flags, oneOf, text, wholes, type Row } from './pg-rows.js'
 import { openMigrated } from './pg-schema.js'
-import { oneCharge } from './one-charge.js'
 import { FAILED_CALL_ENTRIES_PER_DAY, IDEMPOTENCY, alwaysWanted } from './types.js'
 import type {
   Account,
   AccountStatus,
   Call,
-  ChargeResult,
   Charges,
   ChargesResult,
   CodeCheck,
@@ -162,15 +160,6 @@ export class PgLedger implements Ledger {
   private async oneAccount(column: 'id' | 'mailbox', value: string): Promise<Account | undefined> {
     const rows = await this.read(`SELECT ${ACCOUNT_COLUMNS} FROM carmarket_accounts WHERE ${column} = $1`, [value])
     return rows[0] === undefined ? undefined : accountOf(rows[0])
-  }
-
-  async charge(
-    accountId: string,
-    credits: number,
-    call: Call,
-    wanted: () => boolean = alwaysWanted,
-  ): Promise<ChargeResult> {
-    return oneCharge(await this.chargeAll(accountId, { debits: [{ credits, call }], wanted }))
   }
 
   chargeAll(accountId: string, charges: Charges): Promise<ChargesResult> {

@@ -64,14 +64,6 @@ export interface Call {
   readonly year: number | null
 }
 
-export type ChargeResult =
-  | { readonly ok: true; readonly balance: number; readonly entry: Entry }
-  | {
-      readonly ok: false
-      readonly reason: 'insufficient_credits' | 'disabled' | 'unknown_account' | 'not_wanted'
-      readonly balance: number
-    }
-
 /** One market call's debit: its price and the call it pays for. */
 export interface Debit {
   readonly credits: number
@@ -140,7 +132,7 @@ export interface Charges {
    * `parts` and the debits' outcomes when anything is charged, and let go when nothing is.
    */
   readonly remember?: IdempotentCall & { readonly token: string; readonly parts: string }
-  /** As in charge. */
+  /** Whether the answer can still be delivered (see chargeAll). */
   readonly wanted?: () => boolean
 }
 
@@ -209,17 +201,12 @@ export interface Ledger {
   /** The account of the mailbox an address (any spelling of it) reaches. */
   accountByEmail(email: string): Promise<Account | undefined>
   /**
-   * Takes `credits` for a successful call in one atomic read-check-write: never below
-   * zero, whatever runs concurrently, in any process. Resolves once committed.
-   * `wanted` is asked last, inside the transaction or just before the debit is sent to a
-   * server: when the answer can no longer be delivered (its client is gone) nothing is
-   * taken (`not_wanted`).
-   */
-  charge(accountId: string, credits: number, call: Call, wanted?: () => boolean): Promise<ChargeResult>
-  /**
-   * Everything one request charges, in one atomic transaction (see Charges): the debits in order, never below zero,
-   * the failures recorded, and the Idempotency-Key's answer stored. A key answered first by another call (`replayed`,
-   * `reused`) charges nothing. `wanted` is asked as in charge.
+   * Everything one request charges, in one atomic read-check-write (see Charges): each debit taken for a successful
+   * call only while the balance covers it, never below zero, whatever runs concurrently, in any process; the failures
+   * recorded; the Idempotency-Key's answer stored. Resolves once committed. A key answered first by another call
+   * (`replayed`, `reused`) charges nothing. `wanted` is asked last, inside the transaction or just before the debits
+   * are sent to a server: when the answer can no longer be delivered (its client is gone) nothing is taken
+   * (`not_wanted`), unless the balance would pay for none of the debits anyway.
    */
   chargeAll(accountId: string, charges: Charges): Promise<ChargesResult>
   /**

@@ -5,7 +5,7 @@ import type { Test } from 'tap'
 import { openLedger } from '../cli/engines.js'
 import { LEDGER_FILE } from '../ledger/lmdb-ledger.js'
 import { migrate } from '../ledger/pg-schema.js'
-import type { Ledger } from '../ledger/types.js'
+import type { Call, Entry, Ledger } from '../ledger/types.js'
 import { freshDatabase } from './services.js'
 import { freshDir } from './support.js'
 
@@ -34,6 +34,35 @@ export const ENGINES: readonly Engine[] = [
     stored: everyRow,
   },
 ]
+
+/** What one debit charged alone came to: charged (its entry), or refused and why. */
+export type ChargeResult =
+  | { readonly ok: true; readonly balance: number; readonly entry: Entry }
+  | {
+      readonly ok: false
+      readonly reason: 'insufficient_credits' | 'disabled' | 'unknown_account' | 'not_wanted'
+      readonly balance: number
+    }
+
+/** One debit for `call`, alone in its request, as a single market call is charged. */
+export async function charge(
+  ledger: Ledger,
+  accountId: string,
+  credits: number,
+  call: Call,
+  wanted?: () => boolean,
+): Promise<ChargeResult> {
+  const result = await ledger.chargeAll(accountId, { debits: [{ credits, call }], wanted })
+  if (!result.ok) {
+    if (result.reason === 'replayed' || result.reason === 'reused')
+      throw new Error(`a plain debit was ${result.reason}`)
+    return result
+  }
+  const outcome = result.outcomes[0]!
+  return outcome.charged
+    ? { ok: true, balance: outcome.balance, entry: outcome.entry }
+    : { ok: false, reason: 'insufficient_credits', balance: outcome.balance }
+}
 
 /** Opens the ledger at `location` as the commands do, closed when the test ends. */
 export async function openTestLedger(t: Test, location: string): Promise<Ledger> {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import type { Ledger } from '../ledger/types.js'
-import { ENGINES, openTestLedger } from './ledger-engines.js'
+import { ENGINES, charge, openTestLedger } from './ledger-engines.js'
 
 /** What the ledger should hold, kept the plain way. */
 interface Model {
@@ -27,7 +27,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
   constructor(readonly credits: number) {}
   check = () => true
   async run(m: Model, r: Real) {
-    const result = await r.ledger.charge(r.id, this.credits, call)
+    const result = await charge(r.ledger, r.id, this.credits, call)
     const pays = m.active && m.balance >= this.credits
     if (result.ok !== pays) throw new Error(`charge ${this.credits}: ledger ${result.ok}, model ${pays}`)
     if (pays) {

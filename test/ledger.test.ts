@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { keyHash } from '../ledger/keys.js'
 import { FAILED_CALL_ENTRIES_PER_DAY, type Call, type Ledger } from '../ledger/types.js'
-import { ENGINES, openTestLedger } from './ledger-engines.js'
+import { ENGINES, charge, openTestLedger } from './ledger-engines.js'
 import { otherKey } from './support.js'
 
 const call = (endpoint = 'valuation', year: number | null = 2017): Call => ({
@@ -67,19 +67,19 @@ for (const engine of ENGINES) {
     t.test('charges, refusals and failures keep balance = sum of entries', async (t) => {
       const { ledger } = await fresh(t)
       const { account } = await ledger.createAccount('a@example.pl', 20, 'grant', 'order-1')
-      const first = await ledger.charge(account.id, 8, call())
+      const first = await charge(ledger, account.id, 8, call())
       t.same(first.ok && [first.balance, first.entry.credits, first.entry.balance_after, first.entry.endpoint], [
         12,
         -8,
         12,
         'valuation',
       ])
-      t.same(await ledger.charge(account.id, 12, call('valuation-factors')), {
+      t.same(await charge(ledger, account.id, 12, call('valuation-factors')), {
         ok: true,
         balance: 0,
         entry: (await ledger.entries(account.id, 1))[0],
       })
-      t.same(await ledger.charge(account.id, 6, call('liquidity')), {
+      t.same(await charge(ledger, account.id, 6, call('liquidity')), {
         ok: false,
         reason: 'insufficient_credits',
         balance: 0,
@@ -107,7 +107,7 @@ for (const engine of ENGINES) {
       t.equal((await ledger.entries(account.id, 2)).length, 2)
       t.equal(now.balance, sum, 'balance = sum of entries')
       t.same([now.granted, now.used, now.entries], [120, 20, 5])
-      t.same(await ledger.charge('acc_nope', 8, call()), { ok: false, reason: 'unknown_account', balance: 0 })
+      t.same(await charge(ledger, 'acc_nope', 8, call()), { ok: false, reason: 'unknown_account', balance: 0 })
       await t.rejects(ledger.grant('acc_nope', 5, 'x'), { code: 'unknown_account' })
       await t.rejects(ledger.grant(account.id, 0, 'x'), { code: 'invalid_credits' })
       await ledger.recordFailure('acc_nope', call(), 'INVALID_PARAMETER')
@@ -118,18 +118,18 @@ for (const engine of ENGINES) {
       async (t) => {
         const { ledger } = await fresh(t)
         const { account } = await ledger.createAccount('gone@example.pl', 20, 'grant', null)
-        t.same(await ledger.charge(account.id, 8, call(), () => false), {
+        t.same(await charge(ledger, account.id, 8, call(), () => false), {
           ok: false,
           reason: 'not_wanted',
           balance: 20,
         })
-        t.same(await ledger.charge(account.id, 30, call(), () => false), {
+        t.same(await charge(ledger, account.id, 30, call(), () => false), {
           ok: false,
           reason: 'insufficient_credits',
           balance: 20,
         })
         await ledger.setStatus(account.id, 'disabled')
-        t.same(await ledger.charge(account.id, 8, call(), () => false), { ok: false, reason: 'disabled', balance: 20 })
+        t.same(await charge(ledger, account.id, 8, call(), () => false), { ok: false, reason: 'disabled', balance: 20 })
         const { account: now, entries } = await history(ledger, account.id)
         t.same([now.balance, now.used, entries.length], [20, 0, 1], 'nothing taken, nothing written')
       },
@@ -139,10 +139,10 @@ for (const engine of ENGINES) {
       const { ledger } = await fresh(t)
       const { account, key } = await ledger.createAccount('b@example.pl', 50, 'signup_bonus', null)
       t.equal((await ledger.setStatus(account.id, 'disabled')).status, 'disabled')
-      t.same(await ledger.charge(account.id, 8, call()), { ok: false, reason: 'disabled', balance: 50 })
+      t.same(await charge(ledger, account.id, 8, call()), { ok: false, reason: 'disabled', balance: 50 })
       t.equal((await ledger.authenticate(key))?.status, 'disabled')
       await ledger.setStatus(account.id, 'active')
-      t.equal((await ledger.charge(account.id, 8, call())).ok, true, 'enabled again: charged')
+      t.equal((await charge(ledger, account.id, 8, call())).ok, true, 'enabled again: charged')
       const replacement = await ledger.issueKey(account.id)
       t.equal(await ledger.authenticate(key), undefined, 'the old key no longer works')
       t.equal((await ledger.authenticate(replacement))?.id, account.id)
@@ -197,7 +197,7 @@ for (const engine of ENGINES) {
       await ledger.recordFailure(account.id, call(), 'INSUFFICIENT_DATA')
       await ledger.recordFailure(account.id, call('liquidity'), 'INSUFFICIENT_DATA')
       await ledger.recordFailure(account.id, call('liquidity'), 'INSUFFICIENT_DATA')
-      await ledger.charge(account.id, 8, call())
+      await charge(ledger, account.id, 8, call())
       await ledger.recordFailure(account.id, call('liquidity'), 'INSUFFICIENT_DATA')
       const before = await history(ledger, account.id)
       t.same(
@@ -240,12 +240,12 @@ for (const engine of ENGINES) {
       const { ledger } = await fresh(t)
       const { account } = await ledger.createAccount('odd@example.pl', 30, 'grant', null)
       const odd: Call = { endpoint: 'valuation', make: 'V\u0000W', model: 'Gölf 🚗', year: 1e21 }
-      t.equal((await ledger.charge(account.id, 8, odd)).ok, true)
+      t.equal((await charge(ledger, account.id, 8, odd)).ok, true)
       await ledger.recordFailure(account.id, odd, 'INVALID_PARAMETER')
       await ledger.recordFailure(account.id, odd, 'INVALID_PARAMETER')
-      const [failure, charge] = await ledger.entries(account.id, 2)
+      const [failure, charged] = await ledger.entries(account.id, 2)
       t.same(
-        [failure?.model, failure?.year, failure?.count, charge?.model, charge?.year],
+        [failure?.model, failure?.year, failure?.count, charged?.model, charged?.year],
         ['Gölf 🚗', 1e21, 2, 'Gölf 🚗', 1e21],
       )
     })
@@ -283,7 +283,7 @@ for (const engine of ENGINES) {
       await ledger.probe()
       const { account } = await ledger.createAccount('count@example.pl', 10, 'grant', null)
       await ledger.grant(account.id, 5, 'x')
-      await ledger.charge(account.id, 8, call())
+      await charge(ledger, account.id, 8, call())
       await ledger.setStatus(account.id, 'active')
       t.same([ledger.commits.account, ledger.commits.grant, ledger.commits.status], [1, 1, 1])
       t.ok(ledger.commits.charge >= 1)
@@ -294,7 +294,7 @@ for (const engine of ENGINES) {
     t.test('concurrent charges never overspend: 300 at once, a balance for exactly 37', async (t) => {
       const { ledger } = await fresh(t)
       const { account } = await ledger.createAccount('c@example.pl', 37 * 8 + 5, 'grant', null)
-      const results = await Promise.all(Array.from({ length: 300 }, () => ledger.charge(account.id, 8, call())))
+      const results = await Promise.all(Array.from({ length: 300 }, () => charge(ledger, account.id, 8, call())))
       t.equal(results.filter((r) => r.ok).length, 37)
       t.equal(results.filter((r) => !r.ok && r.reason === 'insufficient_credits').length, 263)
       t.ok(
@@ -326,7 +326,7 @@ for (const engine of ENGINES) {
         if (i % 50 === 7) return ledger.grant(id, 8, 'top-up').then(() => 'grant')
         if (i % 30 === 3)
           return ledger.recordFailure(id, call('regional', i), 'INVALID_PARAMETER').then(() => 'failure')
-        return ledger.charge(id, 8, call()).then((r) => (r.ok ? 'charged' : r.reason))
+        return charge(ledger, id, 8, call()).then((r) => (r.ok ? 'charged' : r.reason))
       })
       const outcomes = await Promise.all(work)
       const charged = outcomes.filter((o) => o === 'charged').length

@@ -4,9 +4,9 @@ import t, { type Test } from 'tap'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { OUTCOME_WAIT_MS } from '../ledger/pg-doubt.js'
 import { migrate } from '../ledger/pg-schema.js'
-import type { Call, ChargeResult } from '../ledger/types.js'
+import type { Call } from '../ledger/types.js'
 import { pgProxy } from './pg-proxy.js'
-import { balanceAddsUp, migratedDatabase, openTestLedger } from './ledger-engines.js'
+import { balanceAddsUp, charge, migratedDatabase, openTestLedger, type ChargeResult } from './ledger-engines.js'
 import { privatePostgres } from './services.js'
 
 /**
@@ -50,10 +50,10 @@ t.test('a batch that committed but whose answer was lost: its debits are answere
   const cut = proxy.cutNextBatch('answer')
   // Asked in one turn of the event loop: one batch.
   const debits = [
-    ledger.charge(rich, 8, golf),
-    ledger.charge(poor, 8, golf),
-    ledger.charge(rich, 8, octavia),
-    ledger.charge(poor, 8, octavia),
+    charge(ledger, rich, 8, golf),
+    charge(ledger, poor, 8, golf),
+    charge(ledger, rich, 8, octavia),
+    charge(ledger, poor, 8, octavia),
   ].map(settled)
   await cut
   const [richGolf, poorGolf, richOctavia, poorOctavia] = await Promise.all(debits)
@@ -91,12 +91,12 @@ t.test('a batch cut before it reached the server: its debits are unavailable, an
   const ledger = await openTestLedger(t, proxy.url)
   const { account } = await ledger.createAccount('never@example.pl', 40, 'grant', null)
   const cut = proxy.cutNextBatch('before')
-  const debits = [ledger.charge(account.id, 8, golf), ledger.charge(account.id, 8, octavia)].map(settled)
+  const debits = [charge(ledger, account.id, 8, golf), charge(ledger, account.id, 8, octavia)].map(settled)
   await cut
   for (const debit of await Promise.all(debits))
     t.match(debit, { code: 'unavailable', message: /found it not charged/ })
   await balanceAddsUp(t, ledger, account.id, 40)
-  const next = await ledger.charge(account.id, 8, golf)
+  const next = await charge(ledger, account.id, 8, golf)
   t.same(next.ok && next.balance, 32, 'the next debit commits')
 })
 
@@ -114,7 +114,7 @@ t.test(
     await holder.query('BEGIN')
     await holder.query('SELECT 1 FROM carmarket_accounts WHERE id = $1 FOR UPDATE', [account.id])
     const cut = proxy.cutNextBatch('sent')
-    const debit = settled(ledger.charge(account.id, 8, golf))
+    const debit = settled(charge(ledger, account.id, 8, golf))
     await cut
     await askingWaits(admin)
     // Only now may the batch go on, its connection long gone: it commits.
@@ -138,12 +138,12 @@ t.test(
     const stderr = t.capture(process.stderr, 'write')
     const cut = proxy.cutNextBatch('answer', true)
     const started = Date.now()
-    const debits = [ledger.charge(first, 8, golf), ledger.charge(second, 8, golf)].map(settled)
+    const debits = [charge(ledger, first, 8, golf), charge(ledger, second, 8, golf)].map(settled)
     await cut
     // Once the pool has seen its connections go.
     await sleep(100)
     const meanwhile = Date.now()
-    t.match(await settled(ledger.charge(first, 8, octavia)), { code: 'unavailable' }, 'a debit of the outage')
+    t.match(await settled(charge(ledger, first, 8, octavia)), { code: 'unavailable' }, 'a debit of the outage')
     t.ok(
       Date.now() - meanwhile < 1_000,
       'fails at once: the pool cannot connect, and the batch in doubt holds no place',
@@ -194,7 +194,7 @@ t.test(
     const loops = Array.from({ length: 20 }, async (_, loop) => {
       while (running) {
         const sent = Date.now()
-        const result = await settled(ledger.charge(accounts[loop % accounts.length]!, 8, golf))
+        const result = await settled(charge(ledger, accounts[loop % accounts.length]!, 8, golf))
         if (sent < restarted && Date.now() > restarted) waited++
         if (result instanceof LedgerError) {
           t.equal(result.code, 'unavailable')

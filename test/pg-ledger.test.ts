@@ -1,8 +1,8 @@
 import pg from 'pg'
 import t from 'tap'
 import { openPool } from '../ledger/pg-connection.js'
-import type { Call, ChargeResult } from '../ledger/types.js'
-import { balanceAddsUp, migratedDatabase, openTestLedger } from './ledger-engines.js'
+import type { Call } from '../ledger/types.js'
+import { balanceAddsUp, charge, migratedDatabase, openTestLedger, type ChargeResult } from './ledger-engines.js'
 
 /**
  * What the PostgreSQL engine does beyond what every engine does (test/ledger.test.ts): its failures, its recovery, its
@@ -38,7 +38,7 @@ t.test('a debit whose connection is cut is unavailable and not charged; the pool
   const ledger = await openTestLedger(t, url)
   const { account } = await ledger.createAccount('cut@example.pl', 40, 'grant', null)
   const cut = await holdingAccount(admin, account.id, async () => {
-    const debit = ledger.charge(account.id, 8, call).catch((error: unknown) => error)
+    const debit = charge(ledger, account.id, 8, call).catch((error: unknown) => error)
     await admin.query('SELECT pg_terminate_backend($1)', [await waitingBackend(admin)])
     return debit
   })
@@ -50,7 +50,7 @@ t.test('a debit whose connection is cut is unavailable and not charged; the pool
   t.ok(ledger.health.failedAt !== undefined, 'the lost connection was told of')
   t.equal(ledger.health.failingSince, undefined, 'and the asking, on a new connection, committed: writes commit')
   t.equal(ledger.health.isBroken(), false, 'never broken for good')
-  const next = await ledger.charge(account.id, 8, call)
+  const next = await charge(ledger, account.id, 8, call)
   t.same(next.ok && next.balance, 32, 'the next debit commits, on a new connection')
   t.equal(ledger.health.failingSince, undefined, 'and writes are known to commit again')
   await balanceAddsUp(t, ledger, account.id, 32)
@@ -62,7 +62,7 @@ t.test('a debit held past the statement timeout is unavailable, and nothing of i
   const { account } = await ledger.createAccount('slow@example.pl', 40, 'grant', null)
   const started = Date.now()
   const held = await holdingAccount(admin, account.id, () =>
-    ledger.charge(account.id, 8, call).catch((error: unknown) => error),
+    charge(ledger, account.id, 8, call).catch((error: unknown) => error),
   )
   t.match(held, { code: 'unavailable' })
   t.ok(Date.now() - started < 3_000, 'refused within the timeout, not hung')
@@ -144,7 +144,7 @@ t.test('concurrent debits share commits: 50 charging loops', async (t) => {
   await Promise.all(
     Array.from({ length: 50 }, async (_, loop) => {
       while (Date.now() < until) {
-        const result: ChargeResult = await ledger.charge(accounts[loop % accounts.length]!, 8, call)
+        const result: ChargeResult = await charge(ledger, accounts[loop % accounts.length]!, 8, call)
         if (result.ok) debits++
       }
     }),

@@ -3,7 +3,7 @@ import t from 'tap'
 import { openCounters, openLedger } from '../cli/engines.js'
 import { SCHEMA_VERSION, migrate } from '../ledger/pg-schema.js'
 import { freshDatabase } from './services.js'
-import { openTestLedger } from './ledger-engines.js'
+import { charge, openTestLedger } from './ledger-engines.js'
 
 async function sql(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url })
@@ -34,7 +34,7 @@ t.test('migrating again changes nothing, and an open ledger goes on through it',
   const { account } = await ledger.createAccount('kept@example.pl', 40, 'grant', null)
   t.same(await migrate(url), { from: SCHEMA_VERSION, to: SCHEMA_VERSION }, 'already current')
   t.equal(
-    (await ledger.charge(account.id, 8, { endpoint: 'valuation', make: null, model: null, year: null })).ok,
+    (await charge(ledger, account.id, 8, { endpoint: 'valuation', make: null, model: null, year: null })).ok,
     true,
     'the open ledger goes on',
   )
@@ -65,7 +65,9 @@ t.test('a ledger of an older schema is refused until migrated', async (t) => {
   await sql(url, `UPDATE carmarket_schema SET version = 1`)
   await t.rejects(openLedger(url), {
     code: 'schema',
-    message: /schema version 1, older than this carmarket's 2: run carmarket ledger migrate/,
+    message: new RegExp(
+      `schema version 1, older than this carmarket's ${SCHEMA_VERSION}: run carmarket ledger migrate`,
+    ),
   })
   await t.rejects(openCounters(url), { code: 'schema' })
 })
@@ -88,6 +90,32 @@ t.test('servers of version 1 go on debiting after version 2’s migration: their
   ])
   t.same(entries.rows, [{ batch: null }], 'its entries carry no batch')
   t.equal((await ledger.account(account.id))?.balance, 32)
+})
+
+t.test('servers of version 2 go on debiting after version 3’s migration: their batch function is kept', async (t) => {
+  const url = await freshDatabase(t)
+  await migrate(url)
+  const ledger = await openTestLedger(t, url)
+  const { account } = await ledger.createAccount('v2@example.pl', 40, 'grant', null)
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  t.teardown(() => client.end())
+  const batch = '5b8f7a34-0c6e-4d2f-9a17-3e4b6c8d9f01'
+  const charged = await client.query(
+    `SELECT o_outcome, o_balance FROM carmarket_charge_batch_v2($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [batch, [account.id], [8], [true], ['valuation'], [null], [null], [null]],
+  )
+  t.same(charged.rows, [{ o_outcome: 'ok', o_balance: '32' }])
+  const entries = await client.query(`SELECT batch FROM carmarket_entries WHERE account_id = $1 AND type = 'charge'`, [
+    account.id,
+  ])
+  t.same(entries.rows, [{ batch }], 'its entries carry their batch, as before')
+  t.equal((await ledger.account(account.id))?.balance, 32, 'and this version reads what it wrote')
+  t.equal(
+    (await charge(ledger, account.id, 8, { endpoint: 'valuation', make: null, model: null, year: null })).ok,
+    true,
+  )
+  t.equal((await ledger.account(account.id))?.balance, 24)
 })
 
 t.test('a server that cannot be reached is unavailable, at once', async (t) => {
