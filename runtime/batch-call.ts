@@ -44,7 +44,8 @@ export interface BatchInput {
   readonly path: string
   /** The query string: the route takes no parameters. */
   readonly query: string
-  readonly body: Record<string, unknown>
+  /** Reads the JSON body (415, 413, 400 as readJsonBody): once the caller is known, so a keyed refusal is recorded. */
+  readonly body: () => Promise<Record<string, unknown>>
   readonly key: string | string[] | undefined
   readonly idempotencyKey: string | string[] | undefined
   readonly ip: string
@@ -119,12 +120,11 @@ export function batchCall(metering: Metering) {
     try {
       const key = idempotencyKey(input.idempotencyKey)
       parseQuery(input.query, NO_PARAMETERS)
-      const items = batchItems(input.body)
+      const body = await input.body()
+      const items = batchItems(body)
       const idempotency = await metering.idempotency(
         account,
-        key === undefined
-          ? undefined
-          : { key, fingerprint: fingerprint('POST', input.path, canonicalJson(input.body)) },
+        key === undefined ? undefined : { key, fingerprint: fingerprint('POST', input.path, canonicalJson(body)) },
       )
       if (idempotency.state === 'done') return replay(idempotency.answer)
       if (idempotency.state === 'held') held = idempotency.held
@@ -151,7 +151,7 @@ export function batchCall(metering: Metering) {
     const account = await metering.account(input.key, input.exchange)
     if (account !== undefined) return keyed(input, account)
     parseQuery(input.query, NO_PARAMETERS)
-    return keyless(input, batchItems(input.body))
+    return keyless(input, batchItems(await input.body()))
   }
 }
 

@@ -184,7 +184,7 @@ export class Runtime {
       const reply = await batch({
         path: '/v1/market/batch',
         query,
-        body: await readJsonBody(req, BATCH.maxBodyBytes),
+        body: () => readJsonBody(req, BATCH.maxBodyBytes),
         key: req.headers['x-api-key'],
         idempotencyKey: req.headers['idempotency-key'],
         ip,
