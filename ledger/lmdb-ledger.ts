@@ -73,6 +73,8 @@ interface StoredKey {
 }
 
 const KNOWN_KEYS_KEPT = 10_000
+/** Expired keys a sweep removes in one transaction. */
+const SWEEP_BATCH = 1_000
 
 /**
  * The ledger in an LMDB environment of its own (`<ledger>/ledger.mdb`), shared safely by
@@ -409,8 +411,8 @@ export class LmdbLedger implements Ledger {
   private dropUse(account: StoredAccount, key: string, use: StoredKeyUse): StoredAccount {
     void this.keyUses.remove([account.id, key])
     void this.keyOrder.remove([account.id, use.seq])
-    const kept = account.idempotency ?? { next: 0, count: 1 }
-    return { ...account, idempotency: { next: kept.next, count: Math.max(kept.count - 1, 0) } }
+    const kept = account.idempotency
+    return kept === undefined ? account : { ...account, idempotency: { next: kept.next, count: kept.count - 1 } }
   }
 
   async sweep(now: number): Promise<void> {
@@ -424,15 +426,16 @@ export class LmdbLedger implements Ledger {
         old.push([id, key])
       }
     }
-    if (old.length === 0) return
-    await this.commit('idempotency', () => {
-      for (const [id, key] of old) {
-        const use = this.keyUses.get([id, key])
-        const account = this.accounts.get(id)
-        if (use === undefined || account === undefined || use.created + IDEMPOTENCY.ttlMs > now) continue
-        void this.accounts.put(id, this.dropUse(account, key, use))
-      }
-    })
+    // In bounded transactions: a long one would hold every caller's debit behind it.
+    for (let from = 0; from < old.length; from += SWEEP_BATCH)
+      await this.commit('idempotency', () => {
+        for (const [id, key] of old.slice(from, from + SWEEP_BATCH)) {
+          const use = this.keyUses.get([id, key])
+          const account = this.accounts.get(id)
+          if (use === undefined || account === undefined || use.created + IDEMPOTENCY.ttlMs > now) continue
+          void this.accounts.put(id, this.dropUse(account, key, use))
+        }
+      })
   }
 
   async grant(accountId: string, credits: number, reference: string): Promise<Entry> {

@@ -220,12 +220,12 @@ function chargeEntry(accountId: string, debit: Debit, seq: number, time: string,
 }
 
 /**
- * The entries a batch committed, matched to its requests' debits as the batch wrote them:
- * an account's debits in the batch's order took the account's next seqs, each debit that
- * was charged the next one. A debit is matched to its account's next entry when that is
- * its charge (its credits and call); matched so, a debit can be given the entry of
- * another just like it (the same account, credits and call), never the charge of
- * another call, and every entry goes to one debit. Per request, per debit, in order.
+ * The entries a batch committed, matched to its requests' debits: each entry names its
+ * request (batch_group, its place in the batch), whose charged debits took the account's
+ * next seqs in their order. A debit is matched to its request's next entry when that is
+ * its charge (its credits and call), so a request gets only its own entries (one that
+ * charged nothing, refused or answered under its key by another call, gets none), and
+ * every entry goes to one debit. Per request, per debit, in order.
  */
 function entriesOf(
   batch: string,
@@ -233,20 +233,20 @@ function entriesOf(
   wanted: readonly boolean[],
   rows: readonly Row[],
 ): (Entry | undefined)[][] {
-  const byAccount = new Map<string, Entry[]>()
+  const byRequest = new Map<number, Entry[]>()
   for (const row of rows) {
-    const account = text(row, 'account_id')
-    const entries = byAccount.get(account) ?? []
+    const group = whole(row, 'batch_group')
+    const entries = byRequest.get(group) ?? []
     entries.push(entryOf(row))
-    byAccount.set(account, entries)
+    byRequest.set(group, entries)
   }
-  const matched = sorted.map((request, n) =>
-    request.debits.map((debit) => {
-      const entries = byAccount.get(request.accountId) ?? []
-      return wanted[n] && entries[0] !== undefined && isChargeOf(entries[0], debit) ? entries.shift() : undefined
-    }),
-  )
-  if ([...byAccount.values()].some((left) => left.length > 0))
+  const matched = sorted.map((request, n) => {
+    const entries = byRequest.get(n + 1) ?? []
+    return request.debits.map((debit) =>
+      wanted[n] && entries[0] !== undefined && isChargeOf(entries[0], debit) ? entries.shift() : undefined,
+    )
+  })
+  if ([...byRequest.values()].some((left) => left.length > 0))
     throw new Error(`batch ${batch} committed entries that none of its debits took`)
   return matched
 }

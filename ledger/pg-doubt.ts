@@ -14,7 +14,7 @@ export const OUTCOME_WAIT_MS = 10_000
 const ATTEMPT_PAUSE_MS = 200
 
 /**
- * The entries batch `batch` committed (account_id and ENTRY_COLUMNS, in seq order), asked
+ * The entries batch `batch` committed (account_id, batch_group and ENTRY_COLUMNS, in seq order), asked
  * of the ledger at `url` by carmarket_batch_outcome, which settles the batch for good: a
  * batch still running on the server is waited for, one that has not committed never will.
  *
@@ -48,7 +48,7 @@ async function ask(url: string, batch: string, deadline: number): Promise<Row[]>
   try {
     await client.connect()
     const query: pg.QueryConfig & { readonly query_timeout: number } = {
-      text: `SELECT account_id, ${ENTRY_COLUMNS} FROM carmarket_batch_outcome($1)`,
+      text: `SELECT account_id, batch_group, ${ENTRY_COLUMNS} FROM carmarket_batch_outcome($1)`,
       values: [batch],
       query_timeout: Math.max(1, deadline - Date.now()),
     }

@@ -6,7 +6,18 @@ import { parseEmail } from './mailbox.js'
 import { Batches } from './pg-batch.js'
 import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
-import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, accountOf, entryOf, flags, oneOf, text, wholes, type Row } from './pg-rows.js'
+import {
+  ACCOUNT_COLUMNS,
+  ENTRY_COLUMNS,
+  accountOf,
+  entryOf,
+  flags,
+  oneOf,
+  text,
+  whole,
+  wholes,
+  type Row,
+} from './pg-rows.js'
 import { openMigrated } from './pg-schema.js'
 import { FAILED_CALL_ENTRIES_PER_DAY, IDEMPOTENCY, alwaysWanted } from './types.js'
 import type {
@@ -32,6 +43,8 @@ import type {
 const POOL_SIZE = 10
 const CODE_CHECKS: readonly CodeCheck[] = ['ok', 'wrong', 'expired', 'exhausted', 'none']
 const START_STATES = ['started', 'done', 'in_flight', 'reused'] as const
+/** Expired keys a sweep deletes in one transaction. */
+const SWEEP_BATCH = 1_000
 
 /**
  * The ledger in a PostgreSQL database (schema in pg-schema.ts), shared by every process
@@ -203,17 +216,19 @@ export class PgLedger implements Ledger {
     await this.write('idempotency', 'SELECT carmarket_idempotency_abandon($1, $2, $3)', [accountId, key, token])
   }
 
-  async sweep(now: number): Promise<void> {
-    await this.write(
-      'idempotency',
-      `WITH gone AS (
-         DELETE FROM carmarket_idempotency WHERE created <= to_timestamp($1::double precision / 1000) RETURNING account_id
-       )
-       UPDATE carmarket_accounts a SET idempotency_count = a.idempotency_count - g.n
-         FROM (SELECT account_id, count(*)::integer AS n FROM gone GROUP BY account_id) g
-        WHERE a.id = g.account_id`,
-      [now - IDEMPOTENCY.ttlMs],
-    )
+  /**
+   * Expired keys are judged by the server's clock, as their liveness is: `now` is the
+   * runtime's, and a runtime whose clock runs ahead must not forget keys early. Deleted
+   * SWEEP_BATCH at a time, each a short transaction of its own.
+   */
+  async sweep(_now: number): Promise<void> {
+    for (;;) {
+      const rows = await this.write('idempotency', 'SELECT carmarket_idempotency_sweep($1, $2) AS gone', [
+        IDEMPOTENCY.ttlMs,
+        SWEEP_BATCH,
+      ])
+      if (whole(rows[0] ?? {}, 'gone') < SWEEP_BATCH) return
+    }
   }
 
   async recordFailure(accountId: string, call: Call, code: string): Promise<void> {

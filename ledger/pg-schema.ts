@@ -283,6 +283,10 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     sql: `
+      -- The request a charge entry was written for within its batch (carmarket_charge_batch_v3):
+      -- a batch that lost its answer gives each request the entries that are its own.
+      ALTER TABLE carmarket_entries ADD COLUMN batch_group integer;
+
       -- The account's Idempotency-Keys: the next one's place in order, and how many are kept.
       ALTER TABLE carmarket_accounts
         ADD COLUMN idempotency_next bigint NOT NULL DEFAULT 0,
@@ -414,6 +418,38 @@ const MIGRATIONS: readonly Migration[] = [
         END IF;
       END $$;
 
+      -- Forgets keys first used more than p_ttl_ms ago (by the server's clock, as their
+      -- liveness is judged), at most p_limit of them: a sweep runs it until it returns less.
+      -- The accounts are locked first, in the order debits lock them (by id, byte order), so a
+      -- sweep and the calls it meets wait for each other in turn, never in a circle.
+      CREATE FUNCTION carmarket_idempotency_sweep(p_ttl_ms bigint, p_limit integer) RETURNS integer
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_cutoff timestamptz := clock_timestamp() - p_ttl_ms * interval '1 millisecond';
+        v_account text;
+        v_gone integer;
+        v_left integer := p_limit;
+      BEGIN
+        FOR v_account IN
+          SELECT i.account_id FROM carmarket_idempotency i WHERE i.created <= v_cutoff
+           GROUP BY i.account_id ORDER BY i.account_id COLLATE "C"
+        LOOP
+          EXIT WHEN v_left <= 0;
+          PERFORM FROM carmarket_accounts WHERE id = v_account FOR NO KEY UPDATE;
+          WITH gone AS (
+            DELETE FROM carmarket_idempotency i
+             WHERE i.account_id = v_account AND i.key IN (
+               SELECT o.key FROM carmarket_idempotency o
+                WHERE o.account_id = v_account AND o.created <= v_cutoff LIMIT v_left)
+            RETURNING 1
+          )
+          SELECT count(*) INTO v_gone FROM gone;
+          UPDATE carmarket_accounts SET idempotency_count = idempotency_count - v_gone WHERE id = v_account;
+          v_left := v_left - v_gone;
+        END LOOP;
+        RETURN p_limit - v_left;
+      END $$;
+
       -- What a batch of requests charges, in one transaction. Each request (a group) is one
       -- account's: its debits in order, each charged if the balance left covers it, a cheaper
       -- one after a refused one still charged; its failed calls recorded; and, with an
@@ -509,9 +545,9 @@ const MIGRATIONS: readonly Migration[] = [
                 RETURNING a.balance, a.entries - 1 INTO v_balance, v_seq;
                 IF FOUND THEN
                   v_time := clock_timestamp();
-                  INSERT INTO carmarket_entries (account_id, seq, id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count, batch)
+                  INSERT INTO carmarket_entries (account_id, seq, id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count, batch, batch_group)
                   VALUES (p_accounts[g], v_seq, p_accounts[g] || '-' || v_seq, v_time, 'charge', -p_costs[d], v_balance,
-                          p_endpoints[d], p_makes[d], p_models[d], p_years[d], 'success', NULL, 1, p_batch);
+                          p_endpoints[d], p_makes[d], p_models[d], p_years[d], 'success', NULL, 1, p_batch, g);
                   o_balance := v_balance;
                   o_charged := o_charged || true;
                   o_seqs := o_seqs || v_seq;

@@ -90,7 +90,9 @@ export const IDEMPOTENCY = {
   ttlMs: 86_400_000,
   /**
    * A call holds its key this long at most: a process killed with a call in flight leaves the key held, and a retry
-   * then takes it over. Longer than any call lasts (a debit whose answer was lost waits 10 s at most to learn it).
+   * then takes it over. Longer than a call lasts but when its storage fails (a debit whose answer was lost waits 10 s
+   * to learn it, after its own timeouts); a call still running past it is charged at most once all the same, since
+   * its debit checks the key again.
    */
   leaseMs: 30_000,
   /** Keys an account keeps at most; its oldest is forgotten before its 24 hours when a newer one would pass this. */
@@ -216,7 +218,11 @@ export interface Ledger {
   startIdempotent(accountId: string, call: IdempotentCall): Promise<IdempotencyStart>
   /** Lets go of a key this call holds (`token`) and whose call failed: its retry runs again. */
   abandonIdempotent(accountId: string, key: string, token: string): Promise<void>
-  /** Forgets the Idempotency-Keys older than IDEMPOTENCY.ttlMs at `now` (ms since the epoch). */
+  /**
+   * Forgets the Idempotency-Keys older than IDEMPOTENCY.ttlMs at `now` (ms since the epoch, this process's clock), in
+   * bounded transactions. An engine with a clock of its own (a database server's, which judges whether a key is live)
+   * goes by that one instead.
+   */
   sweep(now: number): Promise<void>
   /**
    * Records a failed call as a zero-credit entry with its error code (the balance is

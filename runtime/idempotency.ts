@@ -14,13 +14,12 @@ const IN_FLIGHT_RETRY_SECONDS = 1
  */
 export function idempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined
-  const key = Array.isArray(header) ? header.join(', ') : header
-  if (!KEY.test(key))
+  if (typeof header !== 'string' || !KEY.test(header))
     throw invalidParameter(
       IDEMPOTENCY_HEADER,
       `${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters (a UUID is a good choice), given once.`,
     )
-  return key
+  return header
 }
 
 /** What a request is, to tell a retry from another request under the same key: its method, route and canonical query or body. */

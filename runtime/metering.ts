@@ -84,9 +84,9 @@ export class Metering {
 
   /**
    * After a keyed call failed: its refund record when its code is one that gets one, and
-   * its Idempotency-Key let go so that a retry runs again. When the ledger cannot take
-   * these the call keeps its own error (nothing was charged); a key not let go is let go
-   * by its lease.
+   * its Idempotency-Key let go so that a retry runs again (a key whose answer a debit of
+   * unknown outcome did store is kept: only a key still held is let go). When the ledger
+   * cannot take these the call keeps its own error; a key not let go is let go by its lease.
    */
   async failed(account: Account, call: Call, error: unknown, held: Held | undefined): Promise<void> {
     const code =

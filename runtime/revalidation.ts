@@ -10,6 +10,11 @@ export function marketEtag(buildId: string, path: string, canonical: string): st
   return `W/"${digest(`${buildId}\n${path}\n${canonical}`)}"`
 }
 
+/** Whether an If-None-Match header (if any) names a document that always exists (its `etag`, or `*`). */
+export function unchanged(header: string | undefined, etag: string): boolean {
+  return header !== undefined && etagMatches(header, etag) !== false
+}
+
 /**
  * What an If-None-Match header names of `etag` (weak comparison, RFC 9110 13.1.2): the
  * tag itself, among its entity tags, with or without W/ (`tag`); or any answer there is,

@@ -31,6 +31,7 @@ import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
 import { ApiResponse, dataBody, errorBody, send, sendData, sendEmpty, sendError } from './send.js'
 import { StorageWatch } from './storage-watch.js'
+import { unchanged } from './revalidation.js'
 
 /** The OpenAPI document served, and the pages and files made from it. */
 export interface Site {
@@ -196,7 +197,7 @@ export class Runtime {
     this.get('/v1/openapi.json', (req, res) => {
       const { etag, body } = this.document
       const headers = { ETag: etag, 'Cache-Control': 'no-cache' }
-      if (req.headers['if-none-match'] === etag) sendEmpty(res, 304, headers)
+      if (unchanged(req.headers['if-none-match'], etag)) sendEmpty(res, 304, headers)
       else send(req, res, 200, body, headers)
     })
     const gather = options.gatherMetrics ?? ((own: MetricsSample) => Promise.resolve(own))
@@ -426,15 +427,16 @@ export class Runtime {
     let gone = false
     try {
       const url = req.url ?? '/'
-      if (url.length > MAX_URL_LENGTH)
-        throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
       const q = url.indexOf('?')
       const path = this.routed(q < 0 ? url : url.slice(0, q))
+      const api = path.startsWith('/v1/') && this.cors.enabled
+      // Before any refusal, so that a page can read every answer of the API, refusals too.
+      if (api) res.cors = this.cors.answer(req.headers.origin)
+      if (url.length > MAX_URL_LENGTH)
+        throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
       const route = this.routes.get(path)
       // Known before the rate limit, so a refused request is logged and counted under its route.
       if (route !== undefined) exchange.route = path
-      const api = path.startsWith('/v1/') && this.cors.enabled
-      if (api) res.cors = this.cors.answer(req.headers.origin)
       // A browser's preflight asks before a call: answered from headers made at start, neither counted nor charged.
       if (api && req.method === 'OPTIONS') this.preflight(req, res, route)
       else await this.dispatch(req, res, path, route, q < 0 ? '' : url.slice(q + 1), ip, exchange)
@@ -499,7 +501,8 @@ export class Runtime {
    */
   private routed(path: string): string {
     const base = this.basePath
-    if (base === '' || !path.startsWith(base)) return path
+    // A route of its own is itself, even under a base path that is the start of routes (/v1, /docs).
+    if (base === '' || !path.startsWith(base) || this.routes.has(path)) return path
     if (path.length === base.length) return '/'
     return path[base.length] === '/' ? path.slice(base.length) : path
   }

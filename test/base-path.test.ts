@@ -544,3 +544,28 @@ t.test(`registration in the browser at ${PATH}/register`, async (t) => {
   const me = await fetch(`${PATH}/v1/account/me`, 'GET', { 'x-api-key': key })
   t.same([me.status, JSON.parse(me.text).data?.email], [200, email], 'and it works under the base path')
 })
+
+t.test(
+  'a base path that is the start of routes: a route of its own is itself, the rest is under the base',
+  async (t) => {
+    for (const path of ['/v1', '/docs']) {
+      const { base } = await serve(t, {
+        snapshots,
+        ledger: freshDir(t),
+        publicUrl: `${ORIGIN}${path}`,
+        demoQuota: 1000,
+      })
+      const status = async (target: string) => (await request(`${base}${target}`)).statusCode
+      t.same(
+        await Promise.all([VALUATION, `${path}${VALUATION}`, '/docs', `${path}/docs`, `${path}/`].map(status)),
+        [200, 200, 200, 200, 200],
+        `under ${path}: the routes at the root and under the base`,
+      )
+      const home = await (await request(`${base}${path}/`)).body.text()
+      t.match(home, `href="${path}/docs"`, `under ${path}: the home page links under the base`)
+    }
+    const docs = await serve(t, { snapshots, ledger: freshDir(t), publicUrl: `${ORIGIN}/docs` })
+    const page = await (await request(`${docs.base}/docs`)).body.text()
+    t.match(page, 'API reference', '/docs under the base path /docs is the reference, not the home page')
+  },
+)

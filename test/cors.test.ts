@@ -194,6 +194,12 @@ t.test('by default every answer under /v1, errors included, may be read by a pag
     'METHOD_NOT_ALLOWED',
   )
   await add('GET of the batch', call(base, 'GET', '/v1/market/batch', { headers: origin }), 405, 'METHOD_NOT_ALLOWED')
+  await add(
+    'a request target too long',
+    call(base, 'GET', `${VALUATION}&model=${'x'.repeat(2100)}`, { headers: origin }),
+    414,
+    'URI_TOO_LONG',
+  )
 
   for (const [what, reply, status, code] of cases) {
     t.equal(reply.status, status, `${what}: ${status}`)

@@ -86,6 +86,50 @@ t.test('a batch that committed but whose answer was lost: its debits are answere
   t.equal(ledger.commits.charge, 1, 'the batch counted as committed')
 })
 
+t.test(
+  'a batch that lost its answer gives each request its own entries: one answered under its key meanwhile gets none',
+  async (t) => {
+    const { proxy } = await database(t)
+    const ledger = await openTestLedger(t, proxy.url)
+    const { account } = await ledger.createAccount('keyed@example.pl', 40, 'grant', null)
+    const key = { key: 'k-answered', fingerprint: 'golf' }
+    // Another call (one that took the key over after a lease ran out) answered the key first.
+    await ledger.chargeAll(account.id, {
+      debits: [{ credits: 8, call: golf }],
+      remember: { ...key, token: 'first', parts: '{"answer":1}' },
+    })
+    const cut = proxy.cutNextBatch('answer')
+    // Asked in one turn of the event loop: one batch, whose first request is answered under its key (charging nothing)
+    // and whose second, the same call of the same account, is charged.
+    const late = ledger.chargeAll(account.id, {
+      debits: [{ credits: 8, call: golf }],
+      remember: { ...key, token: 'late', parts: '{"answer":2}' },
+    })
+    const plain = ledger.chargeAll(account.id, { debits: [{ credits: 8, call: golf }] })
+    const [lateResult, plainResult] = await Promise.allSettled([late, plain])
+    await cut
+    t.match(
+      lateResult,
+      { status: 'rejected', reason: { code: 'unavailable' } },
+      'the request answered under its key charged nothing: unavailable, and its retry finds the answer',
+    )
+    t.match(
+      plainResult,
+      {
+        status: 'fulfilled',
+        value: { ok: true, balance: 24, outcomes: [{ charged: true, entry: { balance_after: 24 } }] },
+      },
+      'the plain request gets the charge that is its own',
+    )
+    t.match(
+      await ledger.startIdempotent(account.id, key),
+      { state: 'done', answer: { parts: '{"answer":1}' } },
+      'the key keeps the first answer',
+    )
+    await balanceAddsUp(t, ledger, account.id, 24)
+  },
+)
+
 t.test('a batch cut before it reached the server: its debits are unavailable, and nothing is charged', async (t) => {
   const { proxy } = await database(t)
   const ledger = await openTestLedger(t, proxy.url)

@@ -165,3 +165,35 @@ t.test('concurrent debits share commits: 50 charging loops', async (t) => {
     )
   }
 })
+
+t.test(
+  'a sweep takes the accounts first, as calls do: a call that holds an account and lets go of its expired key never deadlocks with it',
+  async (t) => {
+    const { url, admin } = await migratedDatabase(t)
+    const ledger = await openTestLedger(t, url)
+    const { account } = await ledger.createAccount('sweep@example.pl', 40, 'grant', null)
+    await ledger.chargeAll(account.id, {
+      debits: [{ credits: 8, call }],
+      remember: { key: 'k-expired', fingerprint: 'octavia', token: 'first', parts: '{}' },
+    })
+    // A day old by the server's clock, by which keys expire.
+    await admin.query(`UPDATE carmarket_idempotency SET created = created - interval '1 day 1 second'`)
+    // A call holding the account (as a call taking up the expired key again does), while the sweep starts.
+    await admin.query('BEGIN')
+    await admin.query('SELECT 1 FROM carmarket_accounts WHERE id = $1 FOR NO KEY UPDATE', [account.id])
+    const sweeping = ledger.sweep(Date.now())
+    await waitingBackend(admin)
+    // The call drops the old use of the key. A sweep that had deleted it first and then waited for the account would
+    // make the two wait for each other, and one of them fail.
+    await admin.query(`SELECT carmarket_idempotency_drop($1, 'k-expired')`, [account.id])
+    await admin.query('COMMIT')
+    await sweeping
+    const left = await admin.query<{ kept: number; counted: number }>(
+      `SELECT (SELECT count(*)::integer FROM carmarket_idempotency) AS kept, idempotency_count AS counted
+         FROM carmarket_accounts WHERE id = $1`,
+      [account.id],
+    )
+    t.same(left.rows, [{ kept: 0, counted: 0 }], 'the key is gone and the account counts it once')
+    await balanceAddsUp(t, ledger, account.id, 32)
+  },
+)

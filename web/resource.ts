@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { etagOf } from '../runtime/etag.js'
-import { send, type ApiResponse } from '../runtime/send.js'
+import { unchanged } from '../runtime/revalidation.js'
+import { send, sendEmpty, type ApiResponse } from '../runtime/send.js'
 
 /** A response built once at start-up: a request for it is a map look-up and a write. */
 export interface Resource {
@@ -46,6 +47,6 @@ export function serveResource(req: IncomingMessage, res: ApiResponse, resource: 
     'Content-Security-Policy': CONTENT_SECURITY_POLICY,
     'Referrer-Policy': 'same-origin',
   }
-  if (req.headers['if-none-match'] === resource.etag) send(req, res, 304, '', headers, resource.contentType)
+  if (unchanged(req.headers['if-none-match'], resource.etag)) sendEmpty(res, 304, headers)
   else send(req, res, 200, resource.body, headers, resource.contentType)
 }
