@@ -122,12 +122,12 @@ export function batchCall(metering: Metering) {
       parseQuery(input.query, NO_PARAMETERS)
       const body = await input.body()
       const items = batchItems(body)
-      const idempotency = await metering.idempotency(
-        account,
-        key === undefined ? undefined : { key, fingerprint: fingerprint('POST', input.path, canonicalJson(body)) },
-      )
-      if (idempotency.state === 'done') return replay(idempotency.answer)
-      if (idempotency.state === 'held') held = idempotency.held
+      if (key !== undefined) {
+        const fingerprinted = { key, fingerprint: fingerprint('POST', input.path, canonicalJson(body)) }
+        const idempotency = await metering.idempotency(account, fingerprinted)
+        if (idempotency.state === 'done') return replay(idempotency.answer)
+        held = idempotency.held
+      }
       const answered = answerAll(items)
       const parts = answered.map((a) => a.part)
       const result = await metering.charge(account, {

@@ -84,12 +84,12 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
             data: '',
             headers: ['ETag', etag, ...CACHING, ...creditHeaders(0, account.balance)],
           }
-        const idempotency = await metering.idempotency(
-          account,
-          key === undefined ? undefined : { key, fingerprint: fingerprint(input.method, input.path, canonical) },
-        )
-        if (idempotency.state === 'done') return replay(idempotency.answer)
-        if (idempotency.state === 'held') held = idempotency.held
+        if (key !== undefined) {
+          const fingerprinted = { key, fingerprint: fingerprint(input.method, input.path, canonical) }
+          const idempotency = await metering.idempotency(account, fingerprinted)
+          if (idempotency.state === 'done') return replay(idempotency.answer)
+          held = idempotency.held
+        }
         if (account.balance < spec.credits) throw refusals.insufficientCredits(spec.credits, account.balance)
         data = answerJson(generation.snapshot, request)
       } finally {
@@ -111,7 +111,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
       return {
         status: 200,
         data: withCredits(data, spec.credits, outcome.balance),
-        headers: ['ETag', etag, ...CACHING, ...creditHeaders(spec.credits, outcome.balance)],
+        headers: ['ETag', etag, ...CACHING, 'X-Credits-Used', spec.credits, 'X-Credits-Remaining', outcome.balance],
       }
     } catch (error) {
       await metering.failed(account, call, error, held)

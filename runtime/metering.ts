@@ -16,11 +16,9 @@ export interface Held extends IdempotentCall {
   readonly token: string
 }
 
-/** What a paid call has found of its Idempotency-Key: nothing to do, an answer to give again, or the key held. */
+/** What a paid call has found of its Idempotency-Key: an answer to give again, or the key held. */
 export type Idempotency =
-  | { readonly state: 'none' }
-  | { readonly state: 'done'; readonly answer: StoredAnswer }
-  | { readonly state: 'held'; readonly held: Held }
+  { readonly state: 'done'; readonly answer: StoredAnswer } | { readonly state: 'held'; readonly held: Held }
 
 /**
  * What the metered routes (a market operation, a batch) share: the ledger, the demo
@@ -51,8 +49,7 @@ export class Metering {
    * else the key held by this call; 409 when a call in flight holds it, 422 when it came
    * with another request.
    */
-  async idempotency(account: Account, call: IdempotentCall | undefined): Promise<Idempotency> {
-    if (call === undefined) return { state: 'none' }
+  async idempotency(account: Account, call: IdempotentCall): Promise<Idempotency> {
     const start = await this.ledger.startIdempotent(account.id, call)
     if (start.state === 'done') return start
     if (start.state !== 'started') throw idempotencyRefusal(start.state)

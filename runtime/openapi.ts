@@ -166,7 +166,7 @@ const IF_NONE_MATCH_PARAMETER = {
   description:
     'The ETag of an answer you keep: when it still holds (same snapshot, same request) the answer is 304 Not Modified, charged nothing and not counted against the demo quota.',
   schema: string,
-  example: 'W/"Vb8bI1tY7jzjSg3bJ3Qm9Q"',
+  example: 'W/"04a5eav0239jqr"',
 }
 
 function errorResponse(description: string, codes: readonly ErrorCode[], retry = false): Schema {

@@ -1,13 +1,13 @@
-import { digest } from './canonical.js'
+import { quickHash } from './canonical.js'
 
 /**
- * The weak ETag of a market answer: a digest of the snapshot's build id, the route and
+ * The weak ETag of a market answer: a hash of the snapshot's build id, the route and
  * the canonical query. It names what the answer says, not the credit fields (which
  * differ from call to call), so it stays the same for as long as the same snapshot
  * answers the same request, and changes with every new build.
  */
 export function marketEtag(buildId: string, path: string, canonical: string): string {
-  return `W/"${digest(`${buildId}\n${path}\n${canonical}`)}"`
+  return `W/"${quickHash(`${buildId}\n${path}\n${canonical}`)}"`
 }
 
 /** Whether an If-None-Match header (if any) names a document that always exists (its `etag`, or `*`). */
