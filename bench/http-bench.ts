@@ -5,7 +5,14 @@
  * process of its own, one thread, against each server in processes of its own. A row of
  * several runtimes splits the connections between them, one wrk each, and adds their
  * requests per second. Each server is measured `--rounds` times, in turns, and the round
- * with the median requests per second is reported.
+ * with the median requests per second is reported, with the median over the rounds of
+ * the CPU time its processes spent per request (read from /proc: on a machine whose
+ * throughput varies with its neighbours, what a request costs the server varies less).
+ *
+ * Beside plain keyed valuations, the protocol's rows: a revalidation (If-None-Match, a
+ * free 304), a new Idempotency-Key on every call (each key taken up and its answer
+ * stored), one key sent again and again (every call a free replay), and a batch of ten
+ * valuations (calls/s counts its items).
  *
  * The PostgreSQL rows need a PostgreSQL server (`--postgres URL`, by default
  * postgres://root@127.0.0.1:5432/test): the script creates a database of its own there
@@ -22,7 +29,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -41,6 +48,38 @@ interface Result {
   errors: number
   /** Debits per ledger commit over the run, where the runtimes count their commits. */
   debits_per_commit?: number
+  /**
+   * The CPU time the server's processes spent per request answered, in µs: what a request costs the server itself,
+   * apart from wrk's share of the machine and the waits for the disk.
+   */
+  cpu_us_per_request?: number
+}
+
+/** The CPU time (user and system, ms) spent so far by a process and every process under it, from /proc. */
+function treeCpuMs(root: number): number {
+  const stats = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+        // After the command's name in brackets: state, ppid, ..., utime (14th field), stime (15th).
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return [{ pid: Number(name), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }]
+      } catch {
+        return []
+      }
+    })
+  const tree = new Set([root])
+  for (let grew = true; grew;) {
+    grew = false
+    for (const { pid, ppid } of stats)
+      if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid)
+        grew = true
+      }
+  }
+  // Clock ticks of 10 ms (USER_HZ 100 on Linux).
+  return stats.filter((s) => tree.has(s.pid)).reduce((sum, s) => sum + s.ticks * 10, 0)
 }
 
 const args = process.argv.slice(2)
@@ -335,7 +374,10 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const [i, server] of servers.entries()) {
       const { ports, children } = await server.start()
+      const cpu = () => children.reduce((sum, child) => sum + treeCpuMs(child.pid!), 0)
+      const cpuBefore = cpu()
       const result = await load(ports, server.path, server.headers, server.lua)
+      result.cpu_us_per_request = ((cpu() - cpuBefore) * 1000) / (result.requests_per_second * seconds)
       if (server.commits === true) result.debits_per_commit = await debitsPerCommit(ports)
       for (const child of children) child.kill('SIGTERM')
       await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))))
@@ -357,13 +399,16 @@ const rows = servers.map((server, i) => {
   const all = results[i]!.map((x) => x.p99_ms.toFixed(1)).join(', ')
   const perCommit = r.debits_per_commit === undefined ? '' : r.debits_per_commit.toFixed(1)
   const calls = Math.round(r.requests_per_second * (server.calls ?? 1)).toLocaleString('en-US')
-  return `| ${server.label} | ${Math.round(r.requests_per_second).toLocaleString('en-US')} | ${calls} | ${Math.round((100 * r.requests_per_second) / baseline.requests_per_second)}% | ${r.p50_ms.toFixed(2)} ms | ${r.p90_ms.toFixed(2)} ms | ${r.p99_ms.toFixed(2)} ms (${all}) | ${r.p999_ms.toFixed(1)} ms | ${perCommit} |`
+  // The median of the rounds, apart from the round of the median requests/s: it varies less.
+  const cpus = results[i]!.map((x) => x.cpu_us_per_request ?? 0).sort((a, b) => a - b)
+  const cpu = `${Math.round(cpus[Math.floor(cpus.length / 2)]!)} µs`
+  return `| ${server.label} | ${Math.round(r.requests_per_second).toLocaleString('en-US')} | ${calls} | ${cpu} | ${Math.round((100 * r.requests_per_second) / baseline.requests_per_second)}% | ${r.p50_ms.toFixed(2)} ms | ${r.p90_ms.toFixed(2)} ms | ${r.p99_ms.toFixed(2)} ms (${all}) | ${r.p999_ms.toFixed(1)} ms | ${perCommit} |`
 })
 process.stdout.write(
   [
     `${connections} connections, ${seconds} s a run, ${rounds} rounds (the median round shown; p99 of every round in brackets), wrk 1 thread a runtime, node ${process.version}`,
-    '| server | requests/s | calls/s | of bare | p50 | p90 | p99 | p99.9 | debits per commit |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| server | requests/s | calls/s | server CPU per request | of bare | p50 | p90 | p99 | p99.9 | debits per commit |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n'),
