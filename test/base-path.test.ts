@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { chromium } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { OPERATION_CREDITS } from '../query/prices.js'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
 import { account, build, freshDir, outboxMail, rows, serve, spawnServe, toCsv } from './support.js'
 
 /** The host callers reach the service at; the service itself lives under PATH on it. */
@@ -12,18 +12,6 @@ const ORIGIN = 'https://cars.example.test'
 const PATH = '/api'
 const PUBLIC = `${ORIGIN}${PATH}`
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
-const CHROMIUM = '/usr/bin/chromium'
-/** Without the background-networking flags Chromium reaches for Google's services on its own. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -484,8 +472,8 @@ t.test('without a path in the public URL nothing moves under /api', async (t) =>
 })
 
 t.test(`registration in the browser at ${PATH}/register`, async (t) => {
-  if (!existsSync(CHROMIUM))
-    return void t.fail(`${CHROMIUM} is missing: the registration in a browser needs Debian's chromium`)
+  const missing = chromiumMissing()
+  if (missing !== undefined) return void t.fail(missing)
   const context = await chromium.launchPersistentContext(freshDir(t), {
     executablePath: CHROMIUM,
     args: CHROMIUM_ARGS,

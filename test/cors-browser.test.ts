@@ -1,25 +1,12 @@
-import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { chromium, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { openLedger } from '../cli/engines.js'
 import { RequestLog } from '../runtime/request-log.js'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
 import { account, build, freshDir, rows, serve, toCsv } from './support.js'
 
-/** Debian's Chromium, as test/web-browser.test.ts uses it: without it this test fails rather than skips. */
-const CHROMIUM = '/usr/bin/chromium'
-/** Without the background-networking flags Chromium reaches for Google's services on its own. */
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const MARKET = toCsv([
   ...rows(30, (i) => ({ price: 40_000 + i * 500 })),
   ...rows(12, (i) => ({ model: 'Polo', price: 20_000 + i })),
@@ -69,8 +56,9 @@ async function inPage(asked: Asked): Promise<Fetched> {
   }
 }
 
-if (!existsSync(CHROMIUM)) {
-  t.fail(`${CHROMIUM} is missing: the browser tests need Debian's chromium (apt-get install chromium)`)
+const missing = chromiumMissing()
+if (missing !== undefined) {
+  t.fail(missing)
 } else {
   await inBrowser()
 }
@@ -131,7 +119,7 @@ async function inBrowser(): Promise<void> {
   const served = await api(t, {})
   const origin = await otherOrigin(t)
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(() => browser.close())
   const context = await browser.newContext()
   const requests: string[] = []

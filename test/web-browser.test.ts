@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
@@ -6,21 +6,9 @@ import t from 'tap'
 import { request } from 'undici'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import { CODES_PER_EMAIL } from '../runtime/registration.js'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
 import { build, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
 
-/** Debian's Chromium: .ci/run installs it, and without it this test fails rather than skips. */
-const CHROMIUM = '/usr/bin/chromium'
-/** Without the background-networking flags Chromium reaches for Google's services on its own. */
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const SCREENSHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url))
 
 /**
@@ -37,10 +25,9 @@ const CELLS_OUT_OF_SIGHT = `[...document.querySelectorAll('td, th')]
   })
   .map((cell) => cell.closest('table').querySelector('th').textContent + ': ' + cell.textContent.slice(0, 40))`
 
-if (!existsSync(CHROMIUM)) {
-  t.fail(
-    `${CHROMIUM} is missing: the end-to-end tests of the web pages need Debian's chromium (apt-get install chromium, as .ci/run does)`,
-  )
+const missing = chromiumMissing()
+if (missing !== undefined) {
+  t.fail(missing)
 } else {
   await endToEnd()
 }
@@ -64,7 +51,7 @@ async function endToEnd(): Promise<void> {
   const base = `http://127.0.0.1:${port}`
   const context = await chromium.launchPersistentContext(freshDir(t), {
     executablePath: CHROMIUM,
-    args: ARGS,
+    args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },
   })
   t.teardown(() => context.close())
