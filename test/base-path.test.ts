@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { OPERATION_CREDITS } from '../query/prices.js'
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
+import { codeBlocks, curlUrl, operationSections, unescapeHtml } from './html.js'
 import { account, build, freshDir, outboxMail, rows, serve, spawnServe, toCsv } from './support.js'
 
 /** The host callers reach the service at; the service itself lives under PATH on it. */
@@ -43,47 +44,11 @@ function client(base: string) {
   }
 }
 
-function unescapeHtml(text: string): string {
-  return text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-}
-
 /** Every href and src of a page, as a browser reads them, less the mailboxes. */
 function pageLinks(page: string): string[] {
   return [...page.matchAll(/\s(?:href|src)="([^"]*)"/g)]
     .map((m) => unescapeHtml(m[1]!))
     .filter((u) => !u.startsWith('mailto:'))
-}
-
-/** The text of each code block of some markup, and whether it is an example answer. */
-function codeBlocks(markup: string): { answer: boolean; text: string }[] {
-  return [...markup.matchAll(/<pre( class="answer")?><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) => ({
-    answer: m[1] !== undefined,
-    text: unescapeHtml(m[2]!),
-  }))
-}
-
-/** The address a curl line asks for: its last word, in single quotes. */
-function curlUrl(line: string): URL {
-  return new URL(/'([^']+)'\s*$/.exec(line)?.[1] ?? 'invalid:')
-}
-
-/** The sections of /docs, by the method and path of their operation. */
-function operationSections(page: string): Map<string, string> {
-  return new Map(
-    page
-      .split('<article class="operation"')
-      .slice(1)
-      .map((chunk) => {
-        const section = chunk.slice(0, chunk.indexOf('</article>'))
-        const heading = /<span class="method [a-z]+">([A-Z]+)<\/span><code>([^<]+)<\/code>/.exec(section)
-        return [heading === null ? '' : `${heading[1]} ${heading[2]}`, section]
-      }),
-  )
 }
 
 function section(page: string, id: string): string {

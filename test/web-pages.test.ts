@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import type { Manifest } from '../format/schema.js'
+import { codeBlocks, curlUrl, operationSections } from './html.js'
 import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 /** The address the server is told it is reached at; links under it are fetched from the test's server. */
@@ -82,46 +83,10 @@ function escapeHtml(text: string): string {
     .replace(/'/g, '&#39;')
 }
 
-function unescapeHtml(text: string): string {
-  return text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-}
-
-/** The sections of /docs, by the method and path of their operation. */
-function operationSections(page: string): Map<string, string> {
-  return new Map(
-    page
-      .split('<article class="operation"')
-      .slice(1)
-      .map((chunk) => {
-        const section = chunk.slice(0, chunk.indexOf('</article>'))
-        const heading = /<span class="method [a-z]+">([A-Z]+)<\/span><code>([^<]+)<\/code>/.exec(section)
-        return [heading === null ? '' : `${heading[1]} ${heading[2]}`, section]
-      }),
-  )
-}
-
 /** The element of a page with this id, up to its closing tag (the first one: sections here do not nest). */
 function byId(page: string, id: string, tag = 'section'): string {
   const start = page.indexOf(`<${tag} id="${id}"`)
   return start < 0 ? '' : page.slice(start, page.indexOf(`</${tag}>`, start))
-}
-
-/** The text of each code block of some markup, and whether it is an example answer. */
-function codeBlocks(markup: string): { answer: boolean; text: string }[] {
-  return [...markup.matchAll(/<pre( class="answer")?><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) => ({
-    answer: m[1] !== undefined,
-    text: unescapeHtml(m[2]!),
-  }))
-}
-
-/** The address a curl line asks for: its last word, in single quotes. */
-function curlUrl(line: string): URL {
-  return new URL(/'([^']+)'\s*$/.exec(line)?.[1] ?? 'invalid:')
 }
 
 t.test('each page and file: status, type, CSP, caching, HEAD and conditional GET', async (t) => {
