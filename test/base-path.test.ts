@@ -6,6 +6,7 @@ import { request } from 'undici'
 import { OPERATION_CREDITS } from '../query/prices.js'
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
 import { codeBlocks, curlUrl, operationSections, unescapeHtml } from './html.js'
+import { INITIALIZE } from './mcp-support.js'
 import { account, build, freshDir, outboxMail, rows, serve, spawnServe, toCsv } from './support.js'
 
 /** The host callers reach the service at; the service itself lives under PATH on it. */
@@ -13,12 +14,6 @@ const ORIGIN = 'https://cars.example.test'
 const PATH = '/api'
 const PUBLIC = `${ORIGIN}${PATH}`
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
-})
 
 /**
  * A market of 1,234 listings of one 2017 Golf: every market operation answers the

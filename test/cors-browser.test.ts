@@ -3,9 +3,8 @@ import type { AddressInfo } from 'node:net'
 import { chromium, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { openLedger } from '../cli/engines.js'
-import { RequestLog } from '../runtime/request-log.js'
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
-import { account, build, freshDir, rows, serve, toCsv } from './support.js'
+import { account, build, freshDir, memoryLog, rows, serve, toCsv } from './support.js'
 
 const MARKET = toCsv([
   ...rows(30, (i) => ({ price: 40_000 + i * 500 })),
@@ -67,19 +66,9 @@ if (missing !== undefined) {
 async function api(t: Test, options: { readonly corsOrigins?: readonly string[] }) {
   const { snapshots } = await build(t, MARKET)
   const ledger = freshDir(t)
-  const written: string[] = []
-  const log = new RequestLog((text) => written.push(text))
+  const { log, lines } = memoryLog()
   const served = await serve(t, { snapshots, ledger, rateLimit: 1000, demoQuota: 1, requestLog: log, ...options })
   const { id, key } = await account(ledger, 'browser@example.pl', CREDITS)
-  const lines = () => {
-    log.flush()
-    return written
-      .join('')
-      .trim()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { method: string; route: string | null; status: number })
-  }
   const ledgerState = async () => {
     const opened = await openLedger(ledger)
     try {

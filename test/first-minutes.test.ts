@@ -7,16 +7,11 @@ import { request } from 'undici'
 import { startBanner } from '../cli/start-banner.js'
 import { listenedUrl } from '../runtime/listened-url.js'
 import { RequestLog, terminalLine, type RequestRecord } from '../runtime/request-log.js'
+import { INITIALIZE } from './mcp-support.js'
 import { CLI, account, build, carmarket, children, freshDir, rows, spawnServe, toCsv, type Run } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
-})
 
 async function get(base: string, path: string, headers: Record<string, string> = {}) {
   const response = await request(`${base}${path}`, { headers })

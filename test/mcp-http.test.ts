@@ -4,17 +4,15 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
-import { RequestLog } from '../runtime/request-log.js'
 import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, DEMO_QUOTA, MARKET } from './mcp-support.js'
-import { account, build, freshDir, otherKey, serve } from './support.js'
+import { account, build, freshDir, memoryLog, otherKey, serve } from './support.js'
 
 const PUBLIC_URL = 'https://api.example.test'
 
 async function setup(t: Test) {
   const { snapshots } = await build(t, MARKET)
   const ledger = freshDir(t)
-  const written: string[] = []
-  const log = new RequestLog((text) => written.push(text))
+  const { log, lines } = memoryLog()
   const { base, get } = await serve(t, {
     snapshots,
     ledger,
@@ -23,14 +21,6 @@ async function setup(t: Test) {
     requestLog: log,
   })
   const document = (await get('/v1/openapi.json')).body as Record<string, any>
-  const lines = () => {
-    log.flush()
-    return written
-      .join('')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-  }
   return { base, ledger, document, lines }
 }
 

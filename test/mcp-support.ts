@@ -4,6 +4,14 @@ import { request } from 'undici'
 import { TOOL_PATHS } from '../mcp/tools.js'
 import { rows, toCsv } from './support.js'
 
+/** An MCP initialize request as a client without an SDK (curl) sends it. */
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+})
+
 /** 30 listings of a 2017 Golf, enough for every market operation to answer; 4 of a Polo, too few. */
 export const MARKET = toCsv([
   ...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })),

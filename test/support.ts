@@ -26,6 +26,7 @@ import { COUNTERS_FILE } from '../ledger/lmdb-counters.js'
 import { openCounters, openLedger } from '../cli/engines.js'
 import { siteOf } from '../cli/serve-command.js'
 import { OutboxMailer, type Mailer } from '../runtime/mailer.js'
+import { RequestLog, type RequestRecord } from '../runtime/request-log.js'
 import { DEFAULTS, Runtime, type RuntimeOptions } from '../runtime/server.js'
 
 /** A row of a test export: every column of the data contract, as text. */
@@ -87,6 +88,21 @@ export function toNdjson(data: readonly Row[]): string {
 
 export function gzip(text: string | Buffer): Buffer {
   return gzipSync(text)
+}
+
+/** A request log kept in memory: the log to give a runtime, and the records it has written so far. */
+export function memoryLog(): { log: RequestLog; lines: () => RequestRecord[] } {
+  const written: string[] = []
+  const log = new RequestLog((text) => written.push(text))
+  const lines = () => {
+    log.flush()
+    return written
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as RequestRecord)
+  }
+  return { log, lines }
 }
 
 /**
