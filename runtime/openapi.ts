@@ -15,6 +15,7 @@ import { USAGE_LIMIT } from './usage-limit.js'
 import { BATCH } from './batch-call.js'
 import { IDEMPOTENCY_HEADER } from './idempotency.js'
 import { IDEMPOTENCY } from '../ledger/types.js'
+import { CHART_NAMES, type ChartName } from '../web/charts/charts.js'
 
 type Schema = Record<string, unknown>
 
@@ -187,7 +188,17 @@ function errorResponse(description: string, codes: readonly ErrorCode[], retry =
   }
 }
 
-function marketPath(operation: Operation, maxYear: number, example: ExampleCall | undefined): Schema {
+/** An operation of the document, with the members a chart's path takes from its market path. */
+interface OperationObject extends Schema {
+  readonly operationId: string
+  readonly responses: Readonly<Record<string, Schema>>
+}
+
+function marketPath(
+  operation: Operation,
+  maxYear: number,
+  example: ExampleCall | undefined,
+): { readonly get: OperationObject } {
   const spec = OPERATION_SPECS[operation]
   const text = DESCRIPTIONS[operation]
   const parameters = spec.parameters.map((name) => {
@@ -248,6 +259,30 @@ function marketPath(operation: Operation, maxYear: number, example: ExampleCall 
           ['NOT_READY', 'SERVICE_UNAVAILABLE'],
           true,
         ),
+      },
+    },
+  }
+}
+
+/** GET /v1/chart/{name}.svg: the operation's path, its answer an SVG image. */
+function chartPath(name: ChartName, maxYear: number): Schema {
+  const { get } = marketPath(name, maxYear, undefined)
+  const text = DESCRIPTIONS[name]
+  const credits = OPERATION_SPECS[name].credits
+  return {
+    get: {
+      ...get,
+      operationId: `${get.operationId}Chart`,
+      summary: `${text.summary} as an SVG chart (${credits} credits)`,
+      description: `The answer of GET /v1/market/${name} with the same parameters, drawn as an SVG image to put in a page, a report or a chat answer: a <title> and, in its <desc>, every figure it draws in words. Metered exactly as that call (${credits} credits, the demo tier without X-API-Key, failures free, ${IDEMPOTENCY_HEADER}, ETag revalidation); a failure is the usual JSON error.`,
+      tags: ['charts'],
+      responses: {
+        ...get.responses,
+        '200': {
+          description: 'The chart.',
+          headers: get.responses['200']!.headers,
+          content: { 'image/svg+xml': { schema: { type: 'string', contentMediaType: 'image/svg+xml' } } },
+        },
       },
     },
   }
@@ -759,6 +794,10 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         description: `Several market calls in one request, up to ${BATCH.maxItems}, each at its own price.`,
       },
       {
+        name: 'charts',
+        description: 'Market answers drawn as SVG images, at the price of the answer they draw.',
+      },
+      {
         name: 'catalog',
         description: 'The makes and models the data hold, and the years they can be asked for; free and keyless.',
       },
@@ -773,6 +812,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         }),
       ),
       '/v1/market/batch': batchPath(maxYear, examples.get('/v1/market/batch')),
+      ...Object.fromEntries(CHART_NAMES.map((name) => [`/v1/chart/${name}.svg`, chartPath(name, maxYear)])),
       '/v1/catalog/makes': catalogPath(
         'listMakes',
         'Makes with their listing counts',

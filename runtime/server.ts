@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { OPERATIONS } from '../format/schema.js'
+import { CHARTS, CHART_NAMES } from '../web/charts/charts.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { DEMO_QUOTA } from '../query/prices.js'
@@ -11,7 +12,7 @@ import { BATCH, batchCall } from './batch-call.js'
 import { Cors, type CorsOrigins } from './cors.js'
 import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, canonicalIp } from './client-ip.js'
-import type { DataCall, Exchange, Handler, MarketCall, PageHandler } from './exchange.js'
+import type { DataCall, Exchange, Handler, MarketCall, MarketInput, PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
 import { mcpRoute } from './mcp-route.js'
@@ -103,6 +104,9 @@ const STORAGE_RETRY_SECONDS = 5
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
 export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
+const SVG_TYPE = 'image/svg+xml; charset=utf-8'
+/** A chart opened by itself in a browser runs nothing and loads nothing: it is an image. */
+const SVG_HEADERS = ['Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'"]
 
 /** An answer made inside the process: its status and the body in the spec's envelope. */
 export interface CallResult {
@@ -180,6 +184,7 @@ export class Runtime {
     describe(this.served.snapshot)
     const metering = new Metering(this.ledger, this.demo, this.served, this.refusals, () => this.storage.note())
     for (const operation of OPERATIONS) this.market(`/v1/market/${operation}`, meteredCall(metering, operation))
+    for (const name of CHART_NAMES) this.chart(`/v1/chart/${name}.svg`, CHARTS[name], meteredCall(metering, name))
     const batch = batchCall(metering)
     this.post('/v1/market/batch', async (req, res, query, ip, exchange) => {
       const reply = await batch({
@@ -391,18 +396,22 @@ export class Runtime {
       call({ method: 'GET', path, query, key, ip, exchange }).then((reply) => reply.data),
     )
     this.get(path, async (req, res, query, ip, exchange) => {
-      const reply = await call({
-        method: req.method ?? 'GET',
-        path,
-        query,
-        key: req.headers['x-api-key'],
-        ip,
-        exchange,
-        ifNoneMatch: req.headers['if-none-match'],
-        idempotencyKey: req.headers['idempotency-key'],
-      })
+      const reply = await call(marketInput(req, path, query, ip, exchange))
       if (reply.status === 304) sendEmpty(res, 304, reply.headers)
       else sendData(req, res, reply.data, reply.headers)
+    })
+  }
+
+  /**
+   * A market operation's answer drawn as an SVG image: metered, validated and kept
+   * exactly as the operation's own call (its price, the demo tier, refunds, an
+   * Idempotency-Key, an ETag of its own), its failures the usual JSON envelope.
+   */
+  private chart(path: string, draw: (data: unknown) => string, call: MarketCall): void {
+    this.get(path, async (req, res, query, ip, exchange) => {
+      const reply = await call(marketInput(req, path, query, ip, exchange))
+      if (reply.status === 304) sendEmpty(res, 304, reply.headers)
+      else send(req, res, 200, draw(JSON.parse(reply.data)), [...reply.headers, ...SVG_HEADERS], SVG_TYPE)
     })
   }
 
@@ -578,5 +587,19 @@ function accountData(account: Account) {
     credits_used: account.used,
     created: account.created,
     key_prefix: account.key_prefix,
+  }
+}
+
+/** What a market route hands its call of a request: the request line and the protocol's headers. */
+function marketInput(req: IncomingMessage, path: string, query: string, ip: string, exchange: Exchange): MarketInput {
+  return {
+    method: req.method ?? 'GET',
+    path,
+    query,
+    key: req.headers['x-api-key'],
+    ip,
+    exchange,
+    ifNoneMatch: req.headers['if-none-match'],
+    idempotencyKey: req.headers['idempotency-key'],
   }
 }

@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { DEFAULTS } from '../runtime/server.js'
-import { fences, type Fence } from './markdown.js'
+import { ROOT, fences, type Fence } from './markdown.js'
 import { account, outboxMail } from './support.js'
 
 /**
  * The documentation's examples. An example is a ```sh block whose last command is a
  * curl call, followed at once by a ```json block: the answer that call gets from a
- * server on the default sample (`npm start`). Before the curl call, the block may open
+ * server on the default sample (`npm start`); or a curl call that saves its answer
+ * (`-o NAME.svg`) followed at once by a markdown image of a file by that name, in the
+ * folder of the markdown file: the image that call gets. Before the curl call, the block may open
  * accounts the way the documentation tells its reader to:
  *   export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only)
  * A variable is written ${NAME:?message}, so that a shell stops on an unset one instead
@@ -22,7 +26,10 @@ export interface Example {
   readonly accounts: readonly AccountLine[]
   /** The curl command, its continuation lines joined. */
   readonly curl: string
+  /** The JSON answer shown, or the text of the image shown. */
   readonly answer: unknown
+  /** Whether the answer is an image's text rather than JSON. */
+  readonly image: boolean
 }
 
 export interface AccountLine {
@@ -31,25 +38,36 @@ export interface AccountLine {
   readonly credits: number
 }
 
-/** The examples of a markdown file, in order. */
+/** The examples of a markdown file (`file`, from the repository's root), in order. */
 export function examples(markdown: string, file: string): Example[] {
   const blocks = fences(markdown)
   const lines = markdown.split('\n')
   const found: Example[] = []
   blocks.forEach((block, i) => {
-    const next = blocks[i + 1]
-    if (block.lang !== 'sh' || next?.lang !== 'json' || !onlyBlankBetween(lines, block, next)) return
+    if (block.lang !== 'sh') return
     const commands = shellCommands(block.text)
     const curl = commands.at(-1)
     if (curl === undefined || !curl.startsWith('curl ')) return
-    const accounts = commands.slice(0, -1).map((command) => accountLine(command, `${file}:${block.line}`))
-    let answer: unknown
-    try {
-      answer = JSON.parse(next.text)
-    } catch (error) {
-      throw new Error(`${file}:${next.line}: the answer is not JSON (${(error as Error).message})`)
+    const accounts = () => commands.slice(0, -1).map((command) => accountLine(command, `${file}:${block.line}`))
+    const next = blocks[i + 1]
+    if (next?.lang === 'json' && onlyBlankBetween(lines, block, next)) {
+      let answer: unknown
+      try {
+        answer = JSON.parse(next.text)
+      } catch (error) {
+        throw new Error(`${file}:${next.line}: the answer is not JSON (${(error as Error).message})`)
+      }
+      found.push({ file, line: next.line, accounts: accounts(), curl, answer, image: false })
+      return
     }
-    found.push({ file, line: next.line, accounts, curl, answer })
+    const saved = / -o (\S+)/.exec(curl)?.[1]
+    const after = lines.slice(block.endLine).findIndex((l) => l.trim() !== '')
+    const shown = after < 0 ? undefined : /^!\[[^\]]*\]\(([^)]+)\)$/.exec(lines[block.endLine + after]!.trim())?.[1]
+    if (saved === undefined || shown === undefined) return
+    if (shown !== saved)
+      throw new Error(`${file}:${block.line}: the call saves ${saved} but the image shown is ${shown}`)
+    const answer = readFileSync(join(ROOT, dirname(file), shown), 'utf8')
+    found.push({ file, line: block.endLine + after + 1, accounts: accounts(), curl, answer, image: true })
   })
   return found
 }
@@ -181,6 +199,9 @@ export function curlRequest(command: string, variable: (name: string) => string)
     } else if (arg === '-X' || arg === '--request') method = value()
     else if (arg === '-d' || arg === '--data' || arg === '--data-raw') body = value()
     else if (arg === '-s' || arg === '--silent') continue
+    // Where the answer is saved: the example's image.
+    else if (arg === '-o' || arg === '--output') value()
+    else if (arg === '--create-dirs') continue
     else if (arg.startsWith('-')) throw new Error(`curl ${arg} is not an option the examples use: ${command}`)
     else if (url === undefined) url = arg
     else throw new Error(`two addresses in ${command}`)
@@ -223,7 +244,8 @@ export class ExampleRunner {
     if (errorCode(example.answer) === 'DEMO_LIMIT_REACHED') {
       for (let i = 0; i < DEFAULTS.demoQuota; i++) await this.send(request, from)
     }
-    return this.send(request, from)
+    const answer = await this.send(request, from)
+    return example.image ? answer.text() : answer.json()
   }
 
   private variable(name: string, example: Example): string {
@@ -233,13 +255,12 @@ export class ExampleRunner {
     throw new Error(`${example.file}:${example.line}: \${${name}} is set by no account line before it`)
   }
 
-  private async send(request: CurlRequest, from: string): Promise<unknown> {
-    const answer = await fetch(`${this.base}${request.target}`, {
+  private send(request: CurlRequest, from: string): Promise<Response> {
+    return fetch(`${this.base}${request.target}`, {
       method: request.method,
       headers: { ...request.headers, 'x-forwarded-for': from },
       ...(request.body === undefined ? {} : { body: request.body }),
     })
-    return answer.json()
   }
 }
 

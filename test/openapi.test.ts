@@ -53,11 +53,13 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.same(doc.security[0], { ApiKey: [] }, 'the key is a global requirement')
 
   const market = ['valuation', 'price-history', 'liquidity', 'valuation-factors', 'regional', 'depreciation']
+  const charts = ['valuation', 'price-history', 'depreciation', 'regional']
   t.same(
     Object.keys(doc.paths).sort(),
     [
       ...market.map((m) => `/v1/market/${m}`),
       '/v1/market/batch',
+      ...charts.map((c) => `/v1/chart/${c}.svg`),
       '/v1/catalog/makes',
       '/v1/catalog/models',
       '/v1/account/me',
@@ -69,6 +71,21 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
       '/readyz',
     ].sort(),
   )
+  // A chart takes its operation's parameters and headers, answers an SVG image and fails as the operation does.
+  for (const chart of charts) {
+    const drawn = doc.paths[`/v1/chart/${chart}.svg`].get
+    const answered = doc.paths[`/v1/market/${chart}`].get
+    t.same(drawn.parameters, answered.parameters, `${chart}.svg: the parameters of ${chart}`)
+    t.same(Object.keys(drawn.responses['200'].content), ['image/svg+xml'], `${chart}.svg: an SVG image`)
+    t.same(drawn.responses['200'].headers, answered.responses['200'].headers, `${chart}.svg: the answer's headers`)
+    t.same(
+      Object.keys(drawn.responses).sort(),
+      Object.keys(answered.responses).sort(),
+      `${chart}.svg: the statuses of ${chart}`,
+    )
+    t.equal(drawn['x-credits'], answered['x-credits'], `${chart}.svg: the price of ${chart}`)
+    t.same(drawn.tags, ['charts'])
+  }
   const params = (path: string): Record<string, any> =>
     Object.fromEntries(
       (doc.paths[path].get.parameters as any[]).filter((p) => p.in === 'query').map((p) => [p.name, p]),
@@ -348,6 +365,8 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     ['/v1/market/valuation?make=VW&model=Golf&year=2017&fuel_type=hydrogen&gearbox=a', 404],
     ['/v1/market/regional?make=VW&model=Polo&year=2017', 404],
     ['/v1/market/regional?make=Nosuchmake&model=Polo&year=2017', 404],
+    ['/v1/chart/regional.svg?make=VW&model=Polo&year=2017', 404],
+    ['/v1/chart/depreciation.svg?make=VW&model=Golf&year=2017', 400],
     ['/livez', 200],
     ['/readyz', 200],
   ]

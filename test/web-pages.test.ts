@@ -184,7 +184,7 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       const row = `<tr><td>${status}</td><td data-label="Meaning">${escapeHtml(response.description)}</td>`
       t.ok(section.includes(row), `${name}: ${status}`)
-      for (const code of Object.keys(response.content?.['application/json'].examples ?? {}))
+      for (const code of Object.keys(response.content?.['application/json']?.examples ?? {}))
         t.ok(section.includes(`<code>${code}</code>`), `${name}: ${status} ${code}`)
     }
     t.match(
@@ -408,8 +408,8 @@ t.test('a curl line that needs the key stops in the shell while KEY is unset', a
   }
   t.equal(
     lines.length,
-    11,
-    'the keyed examples: the nine market, batch and account operations of /docs, the home page and the registration',
+    15,
+    'the keyed examples: the nine market, batch and account operations and the four charts of /docs, the home page and the registration',
   )
   for (const line of lines) t.match(line, '-H "X-API-Key: ${KEY:?set KEY to your key}"', 'the key from $KEY, or a stop')
   const env = { PATH: process.env.PATH ?? '' }

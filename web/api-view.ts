@@ -41,6 +41,8 @@ export interface OperationView {
   readonly key: KeyUse
   readonly parameters: readonly ParameterView[]
   readonly bodyExample: unknown
+  /** The media type of a success that is an image (an SVG chart), which a caller saves rather than reads. */
+  readonly image: string | undefined
   readonly responses: readonly ResponseView[]
 }
 
@@ -131,6 +133,7 @@ function operationView(path: string, method: string, operation: Json, globalSecu
       ...(body === undefined ? [] : bodyFields(record(body.schema, `${where} body schema`))),
     ],
     bodyExample: body?.example,
+    image: imageType(responses['200']),
     responses: Object.entries(responses).map(([status, response]) => {
       const r = record(response, `${where} ${status}`)
       return {
@@ -142,15 +145,22 @@ function operationView(path: string, method: string, operation: Json, globalSecu
   }
 }
 
-/** The application/json content of a request body or a response, if it has one. */
+/** The application/json content of a request body or a response, if it has one (an image has none). */
 function json(holder: Json, where: string): { schema?: unknown; example?: unknown; examples?: Json } | undefined {
   if (holder.content === undefined) return undefined
-  const content = record(record(holder.content, `${where} content`)['application/json'], `${where} application/json`)
+  const media = record(holder.content, `${where} content`)['application/json']
+  if (media === undefined) return undefined
+  const content = record(media, `${where} application/json`)
   return {
     schema: content.schema,
     example: content.example,
     examples: content.examples === undefined ? undefined : record(content.examples, `${where} examples`),
   }
+}
+
+function imageType(success: unknown): string | undefined {
+  if (!isJson(success) || !isJson(success.content)) return undefined
+  return Object.keys(success.content).find((type) => type.startsWith('image/'))
 }
 
 function keyUse(security: unknown): KeyUse {

@@ -23,6 +23,8 @@ export function curlExample(
   const words = ['curl']
   if (operation.method !== 'GET') words.push(`-X ${operation.method}`)
   if (withKey && operation.key !== 'none') words.push(`-H "${api.keyHeader}: ${KEY_OR_STOP}"`)
+  // An image is saved under its own name (valuation.svg), not written to the terminal.
+  if (operation.image !== undefined) words.push(`-o ${operation.path.slice(operation.path.lastIndexOf('/') + 1)}`)
   if (operation.bodyExample !== undefined) {
     words.push(`-H 'Content-Type: application/json'`, `-d ${shellWord(JSON.stringify(operation.bodyExample))}`)
   }

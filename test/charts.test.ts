@@ -1,0 +1,318 @@
+import { chromium, type Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { request } from 'undici'
+import type { DepreciationData, PriceHistoryData, RegionalData, ValuationData } from '../query/answers.js'
+import { OutboxMailer } from '../runtime/mailer.js'
+import { depreciationChart } from '../web/charts/depreciation-chart.js'
+import { historyChart } from '../web/charts/history-chart.js'
+import { regionalMap } from '../web/charts/regional-map.js'
+import { valuationChart } from '../web/charts/valuation-chart.js'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
+import { ENGINES } from './ledger-engines.js'
+import { account, build, freshDir, rows, serve, toCsv, type Reply } from './support.js'
+
+/** Four voivodeships of the 16, so that the map has regions with listings and regions without. */
+const REGIONS = ['mazowieckie', 'śląskie', 'pomorskie', 'lubelskie'] as const
+// A 2017 Golf listed over six months in four voivodeships, 2015 and 2016 Golfs for a depreciation curve, too few Polos.
+const DATA = toCsv([
+  ...rows(36, (i) => ({
+    price: 40_000 + i * 500,
+    mileage_km: 60_000 + i * 3_000,
+    voivodeship: REGIONS[i % 4],
+    first_seen: `2026-0${4 + (i % 6)}-0${1 + (i % 5)}`,
+    last_seen: '2026-09-20',
+  })),
+  ...rows(12, (i) => ({ year: 2015, price: 30_000 + i * 300 })),
+  ...rows(12, (i) => ({ year: 2016, price: 35_000 + i * 300 })),
+  ...rows(4, () => ({ model: 'Polo' })),
+])
+const GOLF = 'make=VW&model=Golf&year=2017'
+/** The price of each chart: its operation's, as the specification states it. */
+const PRICE = { valuation: 8, 'price-history': 10, depreciation: 10, regional: 8 } as const
+type Chart = keyof typeof PRICE
+/** A request each chart answers, with the parameters of its own operation. */
+const QUERY: Readonly<Record<Chart, string>> = {
+  valuation: `${GOLF}&mileage=100000&asking_price=47000`,
+  'price-history': `${GOLF}&months=12`,
+  depreciation: 'make=VW&model=Golf',
+  regional: GOLF,
+}
+const SVG_TYPE = 'image/svg+xml; charset=utf-8'
+
+/** The amount as the charts write it, formatted here on its own: 52,900 PLN. */
+const pln = (n: number) => `${n.toLocaleString('en-US')} PLN`
+
+async function fetchReply(base: string, path: string, headers: Record<string, string> = {}, method = 'GET') {
+  const response = await request(`${base}${path}`, { method: method as 'GET', headers })
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() } as Reply
+}
+
+function header(reply: Reply, name: string): string | undefined {
+  const value = reply.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+function errorCode(reply: Reply): string | undefined {
+  return (JSON.parse(reply.text) as { error?: { code: string } }).error?.code
+}
+
+/** What a browser's XML parser makes of an SVG document: whether it is one, its text alternative and what it draws. */
+interface Parsed {
+  readonly error: string | null
+  readonly root: string
+  readonly role: string | null
+  readonly labelledBy: string | null
+  readonly title: string
+  readonly desc: string
+  /** The points of a line (circles with a tooltip). */
+  readonly points: number
+  /** The tiles of the map (groups with a tooltip), and those of voivodeships with listings (a solid tile). */
+  readonly tiles: number
+  readonly filledTiles: number
+  readonly text: string
+}
+
+/** Run in the page: the browser's reading of an SVG document (as a string, the test's own types know no DOM). */
+const PARSE = `(source) => {
+  const doc = new DOMParser().parseFromString(source, 'image/svg+xml')
+  const error = doc.querySelector('parsererror')
+  const root = doc.documentElement
+  const ids = (root.getAttribute('aria-labelledby') ?? '').split(' ')
+  return {
+    error: error === null ? null : (error.textContent ?? 'parsererror'),
+    root: root.namespaceURI + ' ' + root.localName,
+    role: root.getAttribute('role'),
+    labelledBy: ids.map((id) => doc.getElementById(id)?.localName ?? '?').join(' '),
+    title: root.querySelector(':scope > title')?.textContent ?? '',
+    desc: root.querySelector(':scope > desc')?.textContent ?? '',
+    points: root.querySelectorAll('circle > title').length,
+    tiles: root.querySelectorAll('g > title').length,
+    filledTiles: [...root.querySelectorAll('g > rect')].filter((r) => r.getAttribute('stroke-dasharray') === null).length,
+    text: [...root.querySelectorAll('text')].map((e) => e.textContent).join(' | '),
+  }
+}`
+
+async function parse(page: Page, svg: string): Promise<Parsed> {
+  return (await page.evaluate(`(${PARSE})(${JSON.stringify(svg)})`)) as Parsed
+}
+
+/** A valid SVG image with a title and a description that name it. */
+function checkDocument(t: Test, parsed: Parsed, what: string): void {
+  t.same(
+    [parsed.error, parsed.root, parsed.role, parsed.labelledBy],
+    [null, 'http://www.w3.org/2000/svg svg', 'img', 'title desc'],
+    `${what}: an SVG image, named by its title and description`,
+  )
+  t.ok(parsed.title.length > 0 && parsed.desc.length > 0, `${what}: a title and a text alternative`)
+}
+
+/** Every figure of the JSON answer in the chart's text alternative, and as many marks as the answer has points. */
+function checkFigures(t: Test, chart: Chart, data: unknown, parsed: Parsed): void {
+  const has = (text: string, what: string) => t.ok(parsed.desc.includes(text), `${chart}: ${what} (${text}) in words`)
+  switch (chart) {
+    case 'valuation': {
+      const v = data as ValuationData
+      has(pln(v.valuation.p25), 'p25')
+      has(pln(v.valuation.median), 'median')
+      has(pln(v.valuation.p75), 'p75')
+      has(pln(v.valuation.average), 'average')
+      has(pln(v.confidence.median_low), 'interval low')
+      has(pln(v.confidence.median_high), 'interval high')
+      has(`${v.confidence.level_pct} %`, 'confidence level')
+      has(`${v.sample_size} listings`, 'listings')
+      has(`${v.mileage_effect!.pct_per_10000_km} %`, 'mileage effect')
+      has(pln(v.adjusted!.median), 'adjusted median')
+      has(`percentile ${v.asking_price!.percentile}`, 'asking price percentile')
+      t.ok(parsed.text.includes(v.valuation.median.toLocaleString('en-US')), 'valuation: the median drawn')
+      t.ok(
+        parsed.text.includes(`asking ${v.asking_price!.price.toLocaleString('en-US')}`),
+        'valuation: the asking price drawn',
+      )
+      break
+    }
+    case 'price-history': {
+      const h = data as PriceHistoryData
+      t.ok(h.trend.length >= 6, 'price-history: several months to draw')
+      for (const p of h.trend) has(`${p.month} ${pln(p.avg_price)} from ${p.sample_size} listings`, p.month)
+      t.equal(parsed.points, h.trend.length, 'price-history: a point per month')
+      break
+    }
+    case 'depreciation': {
+      const d = data as DepreciationData
+      t.equal(d.curve.length, 3, 'depreciation: three years to draw')
+      for (const p of d.curve) has(`${p.year} ${pln(p.median)} from ${p.sample_size} listings`, String(p.year))
+      has(`${Math.abs(d.annual_change_pct!)} %`, 'annual change')
+      t.equal(parsed.points, d.curve.length, 'depreciation: a point per year')
+      break
+    }
+    case 'regional': {
+      const r = data as RegionalData
+      t.equal(r.regions.length, REGIONS.length, 'regional: the voivodeships with listings')
+      has(pln(r.national_average), 'national average')
+      for (const region of r.regions) has(`${region.region} ${pln(region.avg_price)}`, region.region)
+      t.same(
+        [parsed.tiles, parsed.filledTiles],
+        [16, r.regions.length],
+        'regional: 16 tiles, those with listings shaded',
+      )
+      break
+    }
+  }
+}
+
+const missing = chromiumMissing()
+if (missing !== undefined) t.fail(missing)
+else {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  t.teardown(() => browser.close())
+  const page = await browser.newPage()
+  const { snapshots } = await build(t, DATA)
+
+  for (const engine of ENGINES)
+    t.test(`each chart is its operation's answer drawn, metered like it (${engine.name} ledger)`, async (t) => {
+      const ledger = await engine.fresh(t)
+      const { key } = await account(ledger, 'charts@example.pl', 1_000)
+      const { base } = await serve(t, { snapshots, ledger, demoQuota: 2, mailer: new OutboxMailer(freshDir(t)) })
+      let balance = 1_000
+      for (const chart of Object.keys(PRICE) as Chart[]) {
+        const json = await fetchReply(base, `/v1/market/${chart}?${QUERY[chart]}`, { 'x-api-key': key })
+        t.equal(json.status, 200, `${chart}: the JSON answer`)
+        balance -= PRICE[chart]
+        const reply = await fetchReply(base, `/v1/chart/${chart}.svg?${QUERY[chart]}`, { 'x-api-key': key })
+        t.equal(reply.status, 200, `${chart}: 200`)
+        balance -= PRICE[chart]
+        t.same(
+          [header(reply, 'content-type'), header(reply, 'x-credits-used'), header(reply, 'x-credits-remaining')],
+          [SVG_TYPE, String(PRICE[chart]), String(balance)],
+          `${chart}: an SVG image charged its operation's price`,
+        )
+        t.match(header(reply, 'content-security-policy'), /default-src 'none'/, `${chart}: runs nothing when opened`)
+        t.not(header(reply, 'etag'), header(json, 'etag'), `${chart}: an ETag of its own`)
+        const parsed = await parse(page, reply.text)
+        checkDocument(t, parsed, chart)
+        checkFigures(t, chart, (JSON.parse(json.text) as { data: unknown }).data, parsed)
+      }
+
+      const polo = await fetchReply(base, '/v1/chart/valuation.svg?make=VW&model=Polo&year=2017', { 'x-api-key': key })
+      t.same(
+        [polo.status, header(polo, 'content-type'), errorCode(polo)],
+        [404, 'application/json; charset=utf-8', 'INSUFFICIENT_DATA'],
+        'a failure is the JSON error envelope',
+      )
+      for (const [path, what] of [
+        ['/v1/chart/depreciation.svg?make=VW&model=Golf&year=2017', 'depreciation takes no year'],
+        [`/v1/chart/price-history.svg?${GOLF}&months=25`, 'months past 24'],
+        [`/v1/chart/regional.svg?${GOLF}&mileage=100000`, 'a parameter of another operation'],
+        ['/v1/chart/liquidity.svg?' + GOLF, 'an operation without a chart'],
+      ] as const) {
+        const refused = await fetchReply(base, path, { 'x-api-key': key })
+        t.same(
+          [refused.status, errorCode(refused)],
+          what.includes('without') ? [404, 'NOT_FOUND'] : [400, 'INVALID_PARAMETER'],
+          what,
+        )
+      }
+      const me = await fetchReply(base, '/v1/account/me', { 'x-api-key': key })
+      t.equal(
+        (JSON.parse(me.text) as { data: { credits_remaining: number } }).data.credits_remaining,
+        balance,
+        'the failures cost nothing',
+      )
+    })
+
+  t.test('revalidation, retries and HEAD, as for the JSON answers', async (t) => {
+    const ledger = freshDir(t)
+    const { base } = await serve(t, { snapshots, ledger, demoQuota: 2 })
+    const { key } = await account(ledger, 'again@example.pl', 100)
+    const path = `/v1/chart/valuation.svg?${QUERY.valuation}`
+    const first = await fetchReply(base, path, { 'x-api-key': key, 'idempotency-key': 'chart-1' })
+    t.equal(header(first, 'x-credits-remaining'), '92', 'charged once')
+    const again = await fetchReply(base, path, { 'x-api-key': key, 'idempotency-key': 'chart-1' })
+    t.same(
+      [again.status, again.text, header(again, 'content-type'), header(again, 'idempotent-replayed')],
+      [200, first.text, SVG_TYPE, 'true'],
+      'a retry with its Idempotency-Key: the same image, replayed',
+    )
+    const json = await fetchReply(base, `/v1/market/valuation?${QUERY.valuation}`, {
+      'x-api-key': key,
+      'idempotency-key': 'chart-1',
+    })
+    t.same([json.status, errorCode(json)], [422, 'IDEMPOTENCY_KEY_REUSED'], 'the JSON route is another request')
+    const kept = await fetchReply(base, path, { 'x-api-key': key, 'if-none-match': header(first, 'etag')! })
+    t.same([kept.status, kept.text, header(kept, 'x-credits-remaining')], [304, '', '92'], 'revalidated: 304, free')
+    const head = await fetchReply(base, path, { 'x-api-key': key }, 'HEAD')
+    t.same(
+      [head.status, head.text, header(head, 'content-type'), header(head, 'x-credits-remaining')],
+      [200, '', SVG_TYPE, '84'],
+      'HEAD: the headers, charged as GET',
+    )
+
+    const demo = []
+    for (let i = 0; i < 3; i++) demo.push(await fetchReply(base, `/v1/chart/regional.svg?${GOLF}`))
+    t.same(
+      demo.map((r) => [r.status, header(r, 'content-type')]),
+      [
+        [200, SVG_TYPE],
+        [200, SVG_TYPE],
+        [429, 'application/json; charset=utf-8'],
+      ],
+      'keyless: the demo tier, its refusal in JSON',
+    )
+    t.equal(errorCode(demo[2]!), 'DEMO_LIMIT_REACHED')
+    const free = await fetchReply(base, `/v1/chart/regional.svg?${GOLF}`, {
+      'if-none-match': header(demo[0]!, 'etag')!,
+    })
+    t.equal(free.status, 304, 'a keyless revalidation past the quota is still answered')
+  })
+
+  t.test('the charts of odd answers are valid images that say what they lack', async (t) => {
+    const vehicle = {
+      make: '<VW & "Co">',
+      model: "Golf's",
+      year: 2017,
+      matched: { makes: ['Volkswagen', 'Skoda'], models: ['Golf'], match_type: 'fuzzy' as const },
+      currency: 'PLN' as const,
+    }
+    const history = historyChart({ ...vehicle, months_requested: 6, trend: [] })
+    const single = historyChart({
+      ...vehicle,
+      months_requested: 24,
+      trend: [
+        { month: '2025-01', avg_price: 41_000, sample_size: 3 },
+        { month: '2026-09', avg_price: 40_000, sample_size: 12 },
+      ],
+    })
+    const flat = depreciationChart({
+      ...vehicle,
+      curve: [{ year: 2017, median: 50_000, sample_size: 10 }],
+      annual_change_pct: null,
+    })
+    const map = regionalMap({ ...vehicle, national_average: 0, total_sample_size: 0, regions: [] })
+    const valuation = valuationChart({
+      ...vehicle,
+      filters: { fuel_type: null, gearbox: null, mileage: null },
+      valuation: { average: 50_000, median: 50_000, p25: 50_000, p75: 50_000 },
+      sample_size: 10,
+      confidence: { median_low: 50_000, median_high: 50_000, level_pct: 97.9 },
+      mileage_effect: null,
+      adjusted: null,
+      asking_price: { price: 10_000_000, percentile: 100, verdict: 'above_market' },
+    })
+    const parsed = {
+      history: await parse(page, history),
+      single: await parse(page, single),
+      flat: await parse(page, flat),
+      map: await parse(page, map),
+      valuation: await parse(page, valuation),
+    }
+    for (const [what, p] of Object.entries(parsed)) {
+      checkDocument(t, p, what)
+      t.ok(p.title.includes('<VW & "Co">') && !p.title.includes('Volkswagen'), `${what}: names as asked, escaped`)
+    }
+    t.match(parsed.history.desc, /no month has listings/, 'no months')
+    t.same([parsed.single.points, parsed.flat.points], [2, 1], 'one point per month or year, gaps left out')
+    t.match(parsed.flat.desc, /Too few years/, 'no annual change')
+    t.same([parsed.map.tiles, parsed.map.filledTiles], [16, 0], 'a map without listings')
+    t.match(parsed.valuation.desc, /above the market/, 'an asking price far above the quartiles')
+  })
+}

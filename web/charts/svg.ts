@@ -1,0 +1,141 @@
+/**
+ * What every chart is made of: escaped text, numbers in words, scales, ticks and the
+ * document around a chart. Without imports, so that the same code draws a chart on the
+ * server (GET /v1/chart/...) and in the explorer page's browser.
+ */
+
+/** Colours that stay apart for the common colour-vision deficiencies (Okabe and Ito, 2008). */
+export const COLOURS = {
+  ink: '#1f2937',
+  muted: '#4b5563',
+  grid: '#e5e7eb',
+  blue: '#0072b2',
+  lightBlue: '#cfe6f5',
+  green: '#009e73',
+  orange: '#e69f00',
+  vermillion: '#d55e00',
+} as const
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+}
+
+/** Text made safe for an SVG element's content or an attribute's value. */
+export function xml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!)
+}
+
+/** A whole number of złoty as the API's text writes amounts: 52,900 PLN. */
+export function pln(amount: number): string {
+  return `${count(amount)} PLN`
+}
+
+export function count(n: number): string {
+  return n.toLocaleString('en-US')
+}
+
+/** A change in per cent with its sign: +6.9 %, -5.2 %, 0.0 %. */
+export function signedPct(pct: number): string {
+  const text = Math.abs(pct).toFixed(1)
+  return `${pct > 0 ? '+' : pct < 0 ? '-' : ''}${text} %`
+}
+
+/** A coordinate as SVG text: at most one decimal. */
+export function at(value: number): string {
+  return String(Math.round(value * 10) / 10)
+}
+
+/** A linear map of the domain [d0, d1] onto [r0, r1]; a domain of one value maps to the range's middle. */
+export function linear(d0: number, d1: number, r0: number, r1: number): (value: number) => number {
+  if (d1 === d0) return () => (r0 + r1) / 2
+  const k = (r1 - r0) / (d1 - d0)
+  return (value) => r0 + (value - d0) * k
+}
+
+/**
+ * Round values from `min` to `max` at a step of 1, 2 or 5 times a power of ten, about
+ * `wanted` of them, the first at or below `min` and the last at or above `max`.
+ */
+export function ticks(min: number, max: number, wanted = 5): number[] {
+  if (max <= min) max = min + 1
+  const rough = (max - min) / wanted
+  const power = 10 ** Math.floor(Math.log10(rough))
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power
+  const out: number[] = []
+  for (let v = Math.floor(min / step) * step; v < max + step / 2; v += step) out.push(Math.round(v / step) * step)
+  if (out[out.length - 1]! < max) out.push(out[out.length - 1]! + step)
+  return out
+}
+
+/** An axis tick's label, short: thousands as k (45k, 47.5k). */
+export function tickLabel(value: number): string {
+  if (Math.abs(value) >= 1_000) return `${(value / 1_000).toLocaleString('en-US', { maximumFractionDigits: 1 })}k`
+  return count(value)
+}
+
+/** Where a label sits: its anchor, so that it stays inside [left, right] of the chart. */
+export function anchorFor(x: number, left: number, right: number): 'start' | 'middle' | 'end' {
+  const share = (x - left) / (right - left)
+  return share < 0.2 ? 'start' : share > 0.8 ? 'end' : 'middle'
+}
+
+/** Text at a point, escaped. */
+export function label(
+  x: number,
+  y: number,
+  text: string,
+  attributes: { anchor?: 'start' | 'middle' | 'end'; size?: number; weight?: 'bold'; fill?: string } = {},
+): string {
+  const anchor =
+    attributes.anchor === undefined || attributes.anchor === 'start' ? '' : ` text-anchor="${attributes.anchor}"`
+  const size = attributes.size === undefined ? '' : ` font-size="${attributes.size}"`
+  const weight = attributes.weight === undefined ? '' : ` font-weight="${attributes.weight}"`
+  const fill = ` fill="${attributes.fill ?? COLOURS.ink}"`
+  return `<text x="${at(x)}" y="${at(y)}"${anchor}${size}${weight}${fill}>${xml(text)}</text>`
+}
+
+/** What a chart is: its name for ids, its size, what it shows in words, and its drawing. */
+export interface ChartParts {
+  /** Unique among the charts of one page: the ids of its title and description start with it. */
+  readonly id: string
+  readonly width: number
+  readonly height: number
+  /** The chart's name, read first by a screen reader and shown as a tooltip. */
+  readonly title: string
+  /** Every figure the chart draws, in words. */
+  readonly description: string
+  readonly body: string
+}
+
+/**
+ * A chart as a standalone SVG document: an image with a title and a description (its
+ * text alternative) and a heading drawn at its top, sized for an <img> and scaling
+ * with its viewBox when a page sets its width.
+ */
+export function chartSvg(parts: ChartParts): string {
+  const { id, width, height, title, description, body } = parts
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
+    `role="img" aria-labelledby="${id}-title ${id}-desc" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif" font-size="12">` +
+    `<title id="${id}-title">${xml(title)}</title><desc id="${id}-desc">${xml(description)}</desc>` +
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>` +
+    label(16, 24, title, { size: 15, weight: 'bold' }) +
+    body +
+    '</svg>'
+  )
+}
+
+/** A make and model as a chart's heading names them: the names the request matched, when there is one of each. */
+export function vehicleName(data: {
+  readonly make: string
+  readonly model: string
+  readonly matched: { readonly makes: readonly string[]; readonly models: readonly string[] }
+}): string {
+  const make = data.matched.makes.length === 1 ? data.matched.makes[0]! : data.make
+  const model = data.matched.models.length === 1 ? data.matched.models[0]! : data.model
+  return `${make} ${model}`
+}

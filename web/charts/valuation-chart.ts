@@ -1,0 +1,154 @@
+import type { ValuationData } from '../../query/answers.js'
+import { COLOURS, anchorFor, at, chartSvg, count, label, linear, pln, tickLabel, ticks, vehicleName } from './svg.js'
+
+const WIDTH = 640
+const HEIGHT = 230
+const LEFT = 24
+const RIGHT = WIDTH - 24
+const AXIS_Y = 168
+/** The box of the middle half of the prices. */
+const BOX = { top: 96, bottom: 136 }
+
+const VERDICTS = {
+  below_market: { words: 'below the market', colour: COLOURS.green },
+  fair: { words: 'a fair price', colour: COLOURS.blue },
+  above_market: { words: 'above the market', colour: COLOURS.vermillion },
+} as const
+
+/**
+ * Where prices sit, on one axis: the middle half of the asking prices (p25 to p75), the
+ * median with its confidence interval and the average; with the answer's extras, the
+ * asking price with its verdict and the median adjusted to a mileage.
+ */
+export function valuationChart(data: ValuationData): string {
+  const v = data.valuation
+  const ask = data.asking_price
+  const adjusted = data.adjusted
+  const marks = [v.p25, v.p75, v.average, data.confidence.median_low, data.confidence.median_high]
+  if (ask !== null) marks.push(ask.price)
+  if (adjusted !== null) marks.push(adjusted.median)
+  const low = Math.min(...marks)
+  const high = Math.max(...marks)
+  const pad = Math.max((high - low) * 0.12, v.median * 0.02)
+  const axis = ticks(low - pad, high + pad, 6)
+  const x = linear(axis[0]!, axis[axis.length - 1]!, LEFT + 8, RIGHT - 8)
+  const mid = (BOX.top + BOX.bottom) / 2
+
+  const parts: string[] = []
+  for (const tick of axis) {
+    parts.push(
+      `<line x1="${at(x(tick))}" x2="${at(x(tick))}" y1="${BOX.top - 26}" y2="${AXIS_Y}" stroke="${COLOURS.grid}"/>`,
+    )
+    parts.push(label(x(tick), AXIS_Y + 16, tickLabel(tick), { anchor: 'middle', size: 11, fill: COLOURS.muted }))
+  }
+  parts.push(`<line x1="${LEFT}" x2="${RIGHT}" y1="${AXIS_Y}" y2="${AXIS_Y}" stroke="${COLOURS.muted}"/>`)
+  parts.push(
+    `<rect x="${at(x(v.p25))}" y="${BOX.top}" width="${at(Math.max(x(v.p75) - x(v.p25), 1))}" height="${BOX.bottom - BOX.top}" fill="${COLOURS.lightBlue}" stroke="${COLOURS.blue}"/>`,
+  )
+  const lo = x(data.confidence.median_low)
+  parts.push(
+    `<rect x="${at(lo)}" y="${BOX.top - 4}" width="${at(Math.max(x(data.confidence.median_high) - lo, 2))}" height="${BOX.bottom - BOX.top + 8}" fill="${COLOURS.blue}" fill-opacity="0.3"/>`,
+  )
+  parts.push(
+    `<line x1="${at(x(v.median))}" x2="${at(x(v.median))}" y1="${BOX.top - 6}" y2="${BOX.bottom + 6}" stroke="${COLOURS.blue}" stroke-width="3"/>`,
+  )
+  parts.push(diamond(x(v.average), mid, COLOURS.ink))
+  parts.push(label(x(v.p25), BOX.bottom + 20, `p25 ${count(v.p25)}`, { anchor: 'end', size: 11 }))
+  parts.push(label(x(v.p75), BOX.bottom + 20, `p75 ${count(v.p75)}`, { anchor: 'start', size: 11 }))
+  parts.push(
+    label(x(v.median), BOX.top - 12, `median ${count(v.median)}`, {
+      anchor: anchorFor(x(v.median), LEFT, RIGHT),
+      size: 12,
+      weight: 'bold',
+    }),
+  )
+  if (ask !== null) {
+    const verdict = VERDICTS[ask.verdict]
+    const ax = x(ask.price)
+    parts.push(
+      `<path d="M${at(ax - 7)} 48 L${at(ax + 7)} 48 L${at(ax)} 60 Z" fill="${verdict.colour}"/>`,
+      `<line x1="${at(ax)}" x2="${at(ax)}" y1="60" y2="${AXIS_Y}" stroke="${verdict.colour}" stroke-dasharray="4 3"/>`,
+      label(ax, 44, `asking ${count(ask.price)}: ${verdict.words}`, {
+        anchor: anchorFor(ax, LEFT, RIGHT),
+        size: 12,
+        weight: 'bold',
+        fill: verdict.colour,
+      }),
+    )
+  }
+  if (adjusted !== null) {
+    const mx = x(adjusted.median)
+    parts.push(
+      `<circle cx="${at(mx)}" cy="${mid}" r="5" fill="#ffffff" stroke="${COLOURS.vermillion}" stroke-width="2"/>`,
+    )
+  }
+  parts.push(legend(adjusted !== null, ask !== null))
+
+  return chartSvg({
+    id: 'valuation',
+    width: WIDTH,
+    height: HEIGHT,
+    title: `${vehicleName(data)} ${data.year}: asking prices (PLN)`,
+    description: describe(data),
+    body: parts.join(''),
+  })
+}
+
+function diamond(cx: number, cy: number, fill: string): string {
+  return `<path d="M${at(cx)} ${at(cy - 6)} L${at(cx + 6)} ${at(cy)} L${at(cx)} ${at(cy + 6)} L${at(cx - 6)} ${at(cy)} Z" fill="${fill}"/>`
+}
+
+/** What each mark means, on one line under the axis. */
+function legend(adjusted: boolean, asked: boolean): string {
+  const y = HEIGHT - 14
+  const items: string[] = [
+    `<rect x="${LEFT}" y="${y - 9}" width="14" height="10" fill="${COLOURS.lightBlue}" stroke="${COLOURS.blue}"/>`,
+    label(LEFT + 18, y, 'middle half', { size: 11 }),
+    `<rect x="${LEFT + 96}" y="${y - 10}" width="10" height="12" fill="${COLOURS.blue}" fill-opacity="0.3"/>`,
+    `<line x1="${LEFT + 101}" x2="${LEFT + 101}" y1="${y - 10}" y2="${y + 2}" stroke="${COLOURS.blue}" stroke-width="3"/>`,
+    label(LEFT + 112, y, 'median and its interval', { size: 11 }),
+    diamond(LEFT + 262, y - 4, COLOURS.ink),
+    label(LEFT + 272, y, 'average', { size: 11 }),
+  ]
+  if (adjusted)
+    items.push(
+      `<circle cx="${LEFT + 336}" cy="${y - 4}" r="5" fill="#ffffff" stroke="${COLOURS.vermillion}" stroke-width="2"/>`,
+      label(LEFT + 346, y, 'median at the mileage', { size: 11 }),
+    )
+  if (asked) items.push(label(RIGHT, y, '▼ asking price', { anchor: 'end', size: 11 }))
+  return items.join('')
+}
+
+/** The figures the chart draws, in words. */
+export function describe(data: ValuationData): string {
+  const v = data.valuation
+  const c = data.confidence
+  const sentences = [
+    `${count(data.sample_size)} listings of the ${vehicleName(data)} from ${data.year}${filters(data)}.`,
+    `Half of them ask between ${pln(v.p25)} (p25) and ${pln(v.p75)} (p75).`,
+    `The median is ${pln(v.median)}, within ${pln(c.median_low)} to ${pln(c.median_high)} at ${c.level_pct} % confidence; the average is ${pln(v.average)}.`,
+  ]
+  if (data.mileage_effect !== null)
+    sentences.push(
+      `Each 10,000 km more changes the price by ${data.mileage_effect.pct_per_10000_km} % (from ${count(data.mileage_effect.sample_size)} listings with a mileage).`,
+    )
+  if (data.adjusted !== null)
+    sentences.push(`At ${count(data.adjusted.mileage)} km the median would be ${pln(data.adjusted.median)}.`)
+  if (data.asking_price !== null) {
+    const a = data.asking_price
+    sentences.push(
+      `An asking price of ${pln(a.price)} is at percentile ${a.percentile} of these listings: ${VERDICTS[a.verdict].words}.`,
+    )
+  }
+  return sentences.join(' ')
+}
+
+function filters(data: ValuationData): string {
+  const { fuel_type, gearbox, mileage } = data.filters
+  const parts = [
+    fuel_type === null ? '' : `fuel ${fuel_type}`,
+    gearbox === null ? '' : `gearbox ${gearbox}`,
+    mileage === null ? '' : `mileage within ±30 % of ${count(mileage)} km`,
+  ].filter((p) => p !== '')
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`
+}
