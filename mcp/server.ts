@@ -2,8 +2,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { CODE_VERSION } from '../format/code-version.js'
-import { queryString, toolResult, type Caller } from './tool-call.js'
-import type { Toolset } from './tools.js'
+import { CHARTS } from '../web/charts/charts.js'
+import { queryString, toolResult, withChart, type Caller } from './tool-call.js'
+import { CHART_ARGUMENT, type Toolset } from './tools.js'
 
 // A server checks schemas only for elicitation, which these tools never use: one shared
 // checker spares every /mcp request building its own (most of the cost of a new server).
@@ -43,7 +44,14 @@ export function mcpServer(toolset: Toolset, call: Caller, keyed: boolean): Serve
         needsKey ? `The tool ${name} needs an API key.` : `No tool ${JSON.stringify(name.slice(0, 100))}.`,
       )
     }
-    return toolResult(await call(definition.path, queryString(request.params.arguments ?? {})))
+    const { [CHART_ARGUMENT]: chart, ...args } = request.params.arguments ?? {}
+    // Only a tool with a chart takes the argument; any other passes it on, for the API to refuse as unknown.
+    if (definition.chart === undefined)
+      return toolResult(await call(definition.path, queryString(request.params.arguments ?? {})))
+    if (chart !== undefined && typeof chart !== 'boolean')
+      throw new McpError(ErrorCode.InvalidParams, `${CHART_ARGUMENT} is true or false.`)
+    const result = toolResult(await call(definition.path, queryString(args)))
+    return chart === true ? withChart(result, CHARTS[definition.chart]) : result
   })
   return server
 }

@@ -61,3 +61,13 @@ export function toolResult(answer: Answer): CallToolResult {
     structuredContent: content,
   }
 }
+
+/**
+ * A successful result with its data drawn beside it as an image content item (an SVG chart,
+ * base64 as MCP carries images); a failure as it is.
+ */
+export function withChart(result: CallToolResult, draw: (data: unknown) => string): CallToolResult {
+  if (result.isError === true || result.structuredContent === undefined) return result
+  const image = Buffer.from(draw(result.structuredContent)).toString('base64')
+  return { ...result, content: [...result.content, { type: 'image', data: image, mimeType: 'image/svg+xml' }] }
+}

@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ChartName } from '../web/charts/charts.js'
 import { isJsonObject, type JsonObject } from './json.js'
 
 /**
@@ -19,9 +20,22 @@ export const TOOL_PATHS = {
   get_usage: '/v1/account/usage',
 } as const
 
+/** The tools whose answer can also come drawn (`chart: true`), and the chart that draws it. */
+export const TOOL_CHARTS: Partial<Record<keyof typeof TOOL_PATHS, ChartName>> = {
+  get_market_valuation: 'valuation',
+  get_price_history: 'price-history',
+  get_regional_pricing: 'regional',
+  get_depreciation: 'depreciation',
+}
+
+/** The argument that asks for the chart beside the data: drawn from the same answer, so it costs nothing more. */
+export const CHART_ARGUMENT = 'chart'
+
 export interface ToolDefinition {
   readonly tool: Tool
   readonly path: string
+  /** The chart the tool draws its answer as, when asked. */
+  readonly chart: ChartName | undefined
   /** Account operations answer only with a key, so without one they are not offered. */
   readonly needsKey: boolean
 }
@@ -71,16 +85,25 @@ function inline(schema: unknown, components: JsonObject): unknown {
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value, components)]))
 }
 
-/** The arguments of a tool: the query parameters given, each with its schema, description and example. */
-function inputSchema(parameters: readonly Parameter[]): Tool['inputSchema'] {
+/**
+ * The arguments of a tool: the query parameters given, each with its schema, description and example; and for a tool
+ * with a chart, whether to draw it.
+ */
+function inputSchema(parameters: readonly Parameter[], chart: ChartName | undefined): Tool['inputSchema'] {
+  const drawn = {
+    type: 'boolean',
+    default: false,
+    description: `Also return the answer drawn as an SVG chart (GET /v1/chart/${chart}.svg), as an image content item beside the data; drawn from the same answer, at no extra cost.`,
+  }
   return {
     type: 'object',
-    properties: Object.fromEntries(
-      parameters.map((p) => [
+    properties: Object.fromEntries([
+      ...parameters.map((p) => [
         p.name,
         { ...p.schema, description: p.description, ...(p.example === undefined ? {} : { examples: [p.example] }) },
       ]),
-    ),
+      ...(chart === undefined ? [] : [[CHART_ARGUMENT, drawn]]),
+    ]),
     required: parameters.filter((p) => p.required).map((p) => p.name),
     additionalProperties: false,
   }
@@ -97,6 +120,7 @@ export function toolset(document: JsonObject): Toolset {
     Array.isArray(requirements) &&
     (requirements.length === 0 || requirements.some((r) => isJsonObject(r) && Object.keys(r).length === 0))
   const tools = Object.entries(TOOL_PATHS).map(([name, path]): ToolDefinition => {
+    const chart = TOOL_CHARTS[name as keyof typeof TOOL_PATHS]
     const operation = at(document, 'paths', path, 'get')
     const parameters: unknown = operation.parameters ?? []
     if (!Array.isArray(parameters) || !parameters.every(isParameter))
@@ -110,10 +134,14 @@ export function toolset(document: JsonObject): Toolset {
       tool: {
         name,
         description: typeof operation.description === 'string' ? `${summary}: ${operation.description}` : summary,
-        inputSchema: inputSchema(parameters.filter((p) => p.in === 'query')),
+        inputSchema: inputSchema(
+          parameters.filter((p) => p.in === 'query'),
+          chart,
+        ),
         outputSchema: { type: 'object', anyOf: [data, error] },
       },
       path,
+      chart,
       needsKey: !anonymous(operation.security ?? document.security),
     }
   })

@@ -86,8 +86,12 @@ export function batchCall(metering: Metering) {
 
   const keyless = async (input: BatchInput, items: readonly Item[]): Promise<BatchReply> => {
     const answered = answerAll(items)
-    const granted = await demo.useMany(input.ip, answered.filter((a) => 'data' in a.part).length, input.exchange.wanted)
-    return { data: keylessData(answered, granted, () => demo.reached()), headers: [] }
+    const { counted, used } = await demo.useMany(
+      input.ip,
+      answered.filter((a) => 'data' in a.part).length,
+      input.exchange.wanted,
+    )
+    return { data: keylessData(answered, counted, () => demo.reached()), headers: demo.fields(used) }
   }
 
   /** The answer of a keyed batch from its parts and how its debits went (now, or stored under its key). */

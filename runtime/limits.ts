@@ -3,6 +3,7 @@ import { secondsLeft, windowOf, type Counted, type Counters } from '../ledger/ty
 import { ApiError } from '../query/api-error.js'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import { ClientGone } from './client-gone.js'
+import type { HeaderList } from './send.js'
 
 /**
  * How long a request waits for the shared count before this process counts it on its own:
@@ -117,12 +118,26 @@ export class RateLimiter {
  * (LedgerError `unavailable`, a 503): a free call that cannot be counted is not given away.
  */
 export class DemoQuota {
+  /** The demo tier as a policy of the IETF draft's RateLimit fields, beside the per-minute one: a UTC day's calls. */
+  private readonly policy: string
+
   constructor(
     private readonly counters: Counters,
     private readonly quota: number,
     private readonly registerUrl: string,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.policy = `"demo";q=${quota};w=86400`
+  }
+
+  /**
+   * The RateLimit fields of the demo policy once `used` calls of today are counted: what
+   * is left of the day's quota and the seconds until it starts again (at midnight UTC).
+   */
+  fields(used: number): HeaderList {
+    const left = Math.max(this.quota - used, 0)
+    return ['RateLimit-Policy', this.policy, 'RateLimit', `"demo";r=${left};t=${secondsLeft('demo', this.clock())}`]
+  }
 
   /** Throws DEMO_LIMIT_REACHED when the address has no demo call left today. */
   async check(ip: string): Promise<void> {
@@ -130,30 +145,40 @@ export class DemoQuota {
   }
 
   /**
-   * Counts a successful call; throws DEMO_LIMIT_REACHED when concurrent calls used the
-   * last one first, and ClientGone (counting nothing) when the answer can no longer be delivered.
+   * Counts a successful call; resolves to the calls of today counted so far, this one
+   * included. Throws DEMO_LIMIT_REACHED when concurrent calls used the last one first,
+   * and ClientGone (counting nothing) when the answer can no longer be delivered.
    */
-  async use(ip: string, wanted: () => boolean): Promise<void> {
+  async use(ip: string, wanted: () => boolean): Promise<number> {
     const counted = await this.counters.countUpTo('demo', this.day(), ip, this.quota, wanted)
     if (counted === 'limit') throw this.reached()
     if (counted === 'unwanted') throw new ClientGone()
+    return counted
   }
 
   /**
    * Counts up to `calls` successful calls of one request (a batch's items) as far as the
-   * quota goes: resolves to how many were counted, each count atomic like use()'s. Only
-   * as many counts as the address has left are tried, so a batch past the quota costs one read.
+   * quota goes: resolves to how many were counted, each count atomic like use()'s, and
+   * the calls of today counted so far. Only as many counts as the address has left are
+   * tried, so a batch past the quota costs one read.
    */
-  async useMany(ip: string, calls: number, wanted: () => boolean): Promise<number> {
+  async useMany(
+    ip: string,
+    calls: number,
+    wanted: () => boolean,
+  ): Promise<{ readonly counted: number; readonly used: number }> {
     const day = this.day()
-    const left = Math.min(calls, this.quota - (await this.counters.count('demo', day, ip)))
-    if (left <= 0) return 0
+    const before = await this.counters.count('demo', day, ip)
+    const left = Math.min(calls, this.quota - before)
+    if (left <= 0) return { counted: 0, used: before }
     if (!wanted()) throw new ClientGone()
-    const counted = await Promise.all(
+    const results = await Promise.all(
       Array.from({ length: left }, () => this.counters.countUpTo('demo', day, ip, this.quota, wanted)),
     )
-    if (counted.includes('unwanted')) throw new ClientGone()
-    return counted.filter((c) => typeof c === 'number').length
+    if (results.includes('unwanted')) throw new ClientGone()
+    const counts = results.filter((c) => typeof c === 'number')
+    // Each count is the total after it: the greatest is today's total, others' concurrent calls included.
+    return { counted: counts.length, used: counts.length === 0 ? this.quota : Math.max(...counts) }
   }
 
   private day(): number {
@@ -169,7 +194,11 @@ export class DemoQuota {
         ? `The keyless demo tier is off: send an X-API-Key header. Register for a free key with ${SIGNUP_CREDITS} credits at ${this.registerUrl}`
         : `The keyless demo tier answers ${this.quota} market calls per address per day; register for a free key with ${SIGNUP_CREDITS} credits at ${this.registerUrl}`,
       { register_url: this.registerUrl },
-      { 'Retry-After': String(retry) },
+      {
+        'Retry-After': String(retry),
+        'RateLimit-Policy': this.policy,
+        RateLimit: `"demo";r=0;t=${retry}`,
+      },
     )
   }
 }

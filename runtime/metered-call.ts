@@ -56,11 +56,11 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
     } finally {
       served.release(generation)
     }
-    await demo.use(input.ip, input.exchange.wanted)
+    const used = await demo.use(input.ip, input.exchange.wanted)
     return {
       status: 200,
       data: withCredits(data, spec.credits),
-      headers: ['ETag', etag, ...CACHING],
+      headers: ['ETag', etag, ...CACHING, ...demo.fields(used)],
     }
   }
 

@@ -115,9 +115,14 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
 }
 
 const RATE_HEADERS = {
-  'RateLimit-Policy': { description: 'The rate limit policy (IETF draft).', schema: string },
+  'RateLimit-Policy': {
+    description:
+      'The limits of this answer (IETF draft): "ip", requests per minute per address; on keyless market answers also "demo", the calls per UTC day of the demo tier (w=86400).',
+    schema: string,
+  },
   RateLimit: {
-    description: 'Requests left in the current window and seconds until it resets (IETF draft).',
+    description:
+      'What is left of each policy in its current window (r) and the seconds until the window starts again (t), IETF draft.',
     schema: string,
   },
 }

@@ -43,7 +43,7 @@ export function send(
   if (!has(headers, 'Cache-Control')) list.push('Cache-Control', 'no-store')
   append(list, headers)
   append(list, res.cors)
-  res.writeHead(status, oneVary(list))
+  res.writeHead(status, joined(res, list))
   res.end(req.method === 'HEAD' ? undefined : body)
 }
 
@@ -55,7 +55,7 @@ export function sendEmpty(res: ApiResponse, status: 204 | 304, headers: Headers)
   const list: (string | number)[] = ['X-Request-Id', res.requestId]
   append(list, headers)
   append(list, res.cors)
-  res.writeHead(status, oneVary(list))
+  res.writeHead(status, joined(res, list))
   res.end()
 }
 
@@ -84,18 +84,26 @@ function append(list: (string | number)[], headers: Headers): void {
   else for (const name in headers) list.push(name, headers[name]!)
 }
 
+/** Headers whose value is a list, which an answer may be given from more than one place (a policy of each limit). */
+const LISTS = new Set(['Vary', 'RateLimit', 'RateLimit-Policy'])
+
 /**
- * The list with its Vary headers made one (an answer's own and CORS's): once a header was
- * set on the response, writeHead sets the list's one by one, and a second Vary would
- * replace the first.
+ * The list with each list-valued header made one, its values joined in order after any
+ * the response already holds (the rate limit's, set before its route answered): once a
+ * header was set on the response, writeHead sets the list's one by one, and a second
+ * Vary or RateLimit would replace the first.
  */
-function oneVary(list: (string | number)[]): (string | number)[] {
-  let first = -1
+function joined(res: ApiResponse, list: (string | number)[]): (string | number)[] {
   for (let i = 0; i < list.length; i += 2) {
-    if (list[i] !== 'Vary') continue
-    if (first < 0) first = i
-    else {
-      list[first + 1] = `${list[first + 1]}, ${list[i + 1]}`
+    const name = list[i] as string
+    if (!LISTS.has(name)) continue
+    let at = 0
+    while (list[at] !== name) at += 2
+    if (at === i) {
+      const held = res.getHeader(name)
+      if (held !== undefined) list[i + 1] = `${String(held)}, ${list[i + 1]}`
+    } else {
+      list[at + 1] = `${list[at + 1]}, ${list[i + 1]}`
       list.splice(i, 2)
       i -= 2
     }

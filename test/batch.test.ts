@@ -497,6 +497,11 @@ for (const engine of ENGINES) {
         'no balance in any item',
       )
       t.equal(reply.headers['x-credits-remaining'], undefined, 'no balance header')
+      t.match(
+        [reply.headers['ratelimit-policy'], reply.headers.ratelimit],
+        ['"demo";q=5;w=86400', /^"demo";r=0;t=\d+$/],
+        'the demo calls left today (none), as for a single call',
+      )
 
       const single = await served.get(getPath(items[0]!))
       t.strictSame(

@@ -4,7 +4,17 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
-import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, DEMO_QUOTA, MARKET } from './mcp-support.js'
+import { TOOL_CHARTS } from '../mcp/tools.js'
+import {
+  balance,
+  call,
+  checkKeyedCalls,
+  checkKeylessCalls,
+  checkTools,
+  DEMO_QUOTA,
+  MARKET,
+  MARKET_CALLS,
+} from './mcp-support.js'
 import { account, build, freshDir, memoryLog, otherKey, serve } from './support.js'
 
 const PUBLIC_URL = 'https://api.example.test'
@@ -68,6 +78,63 @@ t.test('keyed over /mcp: the account tools too, and every call is metered', asyn
   const calls = lines().filter((line) => line.route === '/mcp' && line.account_id !== null)
   t.ok(calls.length >= 7, 'the log lines of tool calls name the account')
   t.ok(calls.every((line) => line.account_id === id))
+})
+
+t.test('chart: true adds the answer drawn, the same image as GET /v1/chart, charged once', async (t) => {
+  const { base, ledger } = await setup(t)
+  const { key } = await account(ledger, 'mcp-charts@example.pl', 1000)
+  const { client } = await connect(t, base, key)
+  let expected = 1000
+  for (const { tool, args, credits } of MARKET_CALLS) {
+    const chart = TOOL_CHARTS[tool]
+    if (chart === undefined) continue
+    const result = await client.callTool({ name: tool, arguments: { ...args, chart: true } })
+    expected -= credits
+    const content = result.content as { type: string; text?: string; data?: string; mimeType?: string }[]
+    t.same(
+      content.map((c) => [c.type, c.mimeType]),
+      [
+        ['text', undefined],
+        ['image', 'image/svg+xml'],
+      ],
+      `${tool}: the data, then the chart`,
+    )
+    t.same(JSON.parse(content[0]!.text!), result.structuredContent, `${tool}: the data as without chart`)
+    t.equal(await balance(base, key), expected, `${tool}: charged once, for the data`)
+    const query = Object.entries(args)
+      .map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`)
+      .join('&')
+    const drawn = await request(`${base}/v1/chart/${chart}.svg?${query}`, { headers: { 'x-api-key': key } })
+    expected -= credits
+    t.equal(
+      Buffer.from(content[1]!.data!, 'base64').toString(),
+      await drawn.body.text(),
+      `${tool}: the image GET /v1/chart/${chart}.svg answers`,
+    )
+    const plain = await client.callTool({ name: tool, arguments: { ...args, chart: false } })
+    expected -= credits
+    t.equal((plain.content as unknown[]).length, 1, `${tool}: chart false, the data alone`)
+  }
+  const failed = await client.callTool({
+    name: 'get_market_valuation',
+    arguments: { make: 'VW', model: 'Polo', year: 2017, chart: true },
+  })
+  t.same([failed.isError, (failed.content as unknown[]).length], [true, 1], 'a failure has no chart, and costs nothing')
+  await t.rejects(
+    client.callTool({
+      name: 'get_regional_pricing',
+      arguments: { make: 'VW', model: 'Golf', year: 2017, chart: 'yes' },
+    }),
+    McpError,
+    'chart is true or false',
+  )
+  const liquidity = await call(client, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017, chart: true })
+  t.same(
+    [liquidity.isError, liquidity.structured?.code, liquidity.structured?.parameter],
+    [true, 'INVALID_PARAMETER', 'chart'],
+    'a tool without a chart refuses the argument like any unknown one',
+  )
+  t.equal(await balance(base, key), expected, 'nothing charged for the refusals')
 })
 
 t.test('a key the API does not know: tool errors UNAUTHORIZED, nothing charged', async (t) => {

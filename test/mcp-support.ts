@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Test } from 'tap'
 import { request } from 'undici'
-import { TOOL_PATHS } from '../mcp/tools.js'
+import { TOOL_CHARTS, TOOL_PATHS } from '../mcp/tools.js'
 import { rows, toCsv } from './support.js'
 
 /** An MCP initialize request as a client without an SDK (curl) sends it. */
@@ -130,11 +130,14 @@ export async function checkTools(
     ).filter((p) => p.in === 'query')
     t.match(tool.description, operation.summary, `${tool.name} says what it is for`)
     t.match(tool.description, /\(\d+ credits\)/, `${tool.name} says what it costs`)
+    const chart = TOOL_CHARTS[tool.name as keyof typeof TOOL_PATHS]
     t.same(
       Object.keys(tool.inputSchema.properties ?? {}),
-      parameters.map((p) => p.name),
-      `${tool.name} takes the parameters of ${operation.operationId ?? operation.summary}`,
+      [...parameters.map((p) => p.name), ...(chart === undefined ? [] : ['chart'])],
+      `${tool.name} takes the parameters of ${operation.operationId ?? operation.summary}${chart === undefined ? '' : ', and chart'}`,
     )
+    if (chart !== undefined)
+      t.match(tool.inputSchema.properties!.chart, { type: 'boolean', default: false }, `${tool.name}: chart, if asked`)
     t.same(
       tool.inputSchema.required,
       parameters.filter((p) => p.required).map((p) => p.name),

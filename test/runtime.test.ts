@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, freshDir, reference, rows, serve, toCsv, type Row, type Served } from './support.js'
+import { account, build, freshDir, reference, rows, serve, toCsv, type Row, type Served } from './support.js'
 
 // 24 listings of a 2017 Golf with known figures, 12 of a Passat, 9 of a Polo (under the threshold).
 const golf = rows(24, (i) => ({
@@ -215,6 +215,41 @@ t.test('demo tier: 5 successful calls per address per UTC day, kept across a res
   t.equal(refused.headers['retry-after'], String(4 * 3600), 'seconds to the next UTC midnight')
   now = Date.parse('2026-10-01T00:00:01Z')
   t.equal((await call(second)).status, 200, 'a new UTC day, a new quota')
+})
+
+t.test('a demo answer tells the calls left today as a second RateLimit policy beside the per-minute one', async (t) => {
+  const { snapshots } = await build(t, toCsv(data))
+  const now = Date.parse('2026-09-30T20:00:00Z')
+  const ledger = freshDir(t)
+  const { get } = await serve(t, { ...OPTIONS, snapshots, ledger, demoQuota: 2, rateLimit: 10, clock: () => now })
+  const golf = '/v1/market/valuation?make=VW&model=Golf&year=2017'
+  const day = String(4 * 3600)
+  const first = await get(golf)
+  t.same(
+    [first.status, first.headers['ratelimit-policy'], first.headers.ratelimit],
+    [200, '"ip";q=10;w=60, "demo";q=2;w=86400', `"ip";r=9;t=60, "demo";r=1;t=${day}`],
+    'one demo call left after the first, the minute and the day in one field each',
+  )
+  const thin = await get('/v1/market/valuation?make=VW&model=Polo&year=2017')
+  t.same([thin.status, thin.headers.ratelimit], [404, '"ip";r=8;t=60'], 'a failure counts no demo call and tells none')
+  const second = await get(golf)
+  t.equal(second.headers.ratelimit, `"ip";r=7;t=60, "demo";r=0;t=${day}`, 'none left after the second')
+  const refused = await get(golf)
+  t.same(
+    [refused.status, refused.body.error?.code, refused.headers['ratelimit-policy'], refused.headers.ratelimit],
+    [429, 'DEMO_LIMIT_REACHED', '"ip";q=10;w=60, "demo";q=2;w=86400', `"ip";r=6;t=60, "demo";r=0;t=${day}`],
+    'the refusal says so too',
+  )
+  const { key } = await account(ledger, 'keyed@example.pl', 100)
+  const keyed = await get(golf, { key })
+  t.same([keyed.status, keyed.headers.ratelimit], [200, '"ip";r=5;t=60'], 'a keyed answer has no demo policy')
+  const unlimited = await serve(t, { ...OPTIONS, snapshots, demoQuota: 3, clock: () => now })
+  const alone = await unlimited.get(golf)
+  t.same(
+    [alone.headers['ratelimit-policy'], alone.headers.ratelimit],
+    ['"demo";q=3;w=86400', `"demo";r=2;t=${day}`],
+    'without a rate limit, the demo policy alone',
+  )
 })
 
 t.test('rate limit: requests per minute per address on every route, with RateLimit headers', async (t) => {
