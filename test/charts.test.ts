@@ -314,5 +314,7 @@ else {
     t.match(parsed.flat.desc, /Too few years/, 'no annual change')
     t.same([parsed.map.tiles, parsed.map.filledTiles], [16, 0], 'a map without listings')
     t.match(parsed.valuation.desc, /above the market/, 'an asking price far above the quartiles')
+    t.notMatch(parsed.valuation.text, /(^|\| )-\d/, 'no price axis below 0')
+    t.match(parsed.valuation.text, /\| 10M \|/, 'millions written short')
   })
 }

@@ -32,7 +32,7 @@ function lineChart(points: readonly LinePoint[], labels = 12): string {
   const low = Math.min(...prices)
   const high = Math.max(...prices)
   const pad = Math.max((high - low) * 0.1, high * 0.02)
-  const axis = ticks(low - pad, high + pad, 5)
+  const axis = ticks(Math.max(low - pad, 0), high + pad, 5)
   const y = linear(axis[0]!, axis[axis.length - 1]!, PRICE.bottom, PRICE.top)
   const band = (RIGHT - LEFT) / slots
   const x = (slot: number) => LEFT + band * (slot + 0.5)

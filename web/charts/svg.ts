@@ -71,9 +71,11 @@ export function ticks(min: number, max: number, wanted = 5): number[] {
   return out
 }
 
-/** An axis tick's label, short: thousands as k (45k, 47.5k). */
+/** An axis tick's label, short: millions as M (1.5M), thousands as k (45k, 47.5k). */
 export function tickLabel(value: number): string {
-  if (Math.abs(value) >= 1_000) return `${(value / 1_000).toLocaleString('en-US', { maximumFractionDigits: 1 })}k`
+  const short = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 })
+  if (Math.abs(value) >= 1_000_000) return `${short(value / 1_000_000)}M`
+  if (Math.abs(value) >= 1_000) return `${short(value / 1_000)}k`
   return count(value)
 }
 

@@ -6,6 +6,8 @@ const HEIGHT = 230
 const LEFT = 24
 const RIGHT = WIDTH - 24
 const AXIS_Y = 168
+/** About the width of a character of 11 px text, to tell whether a label fits beside a mark. */
+const CHARACTER_WIDTH = 6.5
 /** The box of the middle half of the prices. */
 const BOX = { top: 96, bottom: 136 }
 
@@ -30,7 +32,8 @@ export function valuationChart(data: ValuationData): string {
   const low = Math.min(...marks)
   const high = Math.max(...marks)
   const pad = Math.max((high - low) * 0.12, v.median * 0.02)
-  const axis = ticks(low - pad, high + pad, 6)
+  // Prices are never below nothing: the axis starts at 0 at the lowest.
+  const axis = ticks(Math.max(low - pad, 0), high + pad, 6)
   const x = linear(axis[0]!, axis[axis.length - 1]!, LEFT + 8, RIGHT - 8)
   const mid = (BOX.top + BOX.bottom) / 2
 
@@ -53,8 +56,24 @@ export function valuationChart(data: ValuationData): string {
     `<line x1="${at(x(v.median))}" x2="${at(x(v.median))}" y1="${BOX.top - 6}" y2="${BOX.bottom + 6}" stroke="${COLOURS.blue}" stroke-width="3"/>`,
   )
   parts.push(diamond(x(v.average), mid, COLOURS.ink))
-  parts.push(label(x(v.p25), BOX.bottom + 20, `p25 ${count(v.p25)}`, { anchor: 'end', size: 11 }))
-  parts.push(label(x(v.p75), BOX.bottom + 20, `p75 ${count(v.p75)}`, { anchor: 'start', size: 11 }))
+  // The quartiles' labels outside the box, each on its own side, unless that side has no room: then turned inwards,
+  // one after the other.
+  const p25 = `p25 ${count(v.p25)}`
+  const p75 = `p75 ${count(v.p75)}`
+  const room = (text: string) => text.length * CHARACTER_WIDTH
+  const y = BOX.bottom + 20
+  if (x(v.p25) - room(p25) < 0) {
+    parts.push(label(x(v.p25), y, p25, { anchor: 'start', size: 11 }))
+    parts.push(label(Math.max(x(v.p75), x(v.p25) + room(p25) + 8), y, p75, { anchor: 'start', size: 11 }))
+  } else if (x(v.p75) + room(p75) > WIDTH) {
+    parts.push(label(x(v.p75), y, p75, { anchor: 'end', size: 11 }))
+    parts.push(label(Math.min(x(v.p25), x(v.p75) - room(p75) - 8), y, p25, { anchor: 'end', size: 11 }))
+  } else {
+    parts.push(
+      label(x(v.p25) - 3, y, p25, { anchor: 'end', size: 11 }),
+      label(x(v.p75) + 3, y, p75, { anchor: 'start', size: 11 }),
+    )
+  }
   parts.push(
     label(x(v.median), BOX.top - 12, `median ${count(v.median)}`, {
       anchor: anchorFor(x(v.median), LEFT, RIGHT),
