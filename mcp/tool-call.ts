@@ -64,10 +64,17 @@ export function toolResult(answer: Answer): CallToolResult {
 
 /**
  * A successful result with its data drawn beside it as an image content item (an SVG chart,
- * base64 as MCP carries images); a failure as it is.
+ * base64 as MCP carries images); a failure as it is. The call is paid for by then: a
+ * drawing that fails leaves the data without its picture rather than failing the call.
  */
 export function withChart(result: CallToolResult, draw: (data: unknown) => string): CallToolResult {
   if (result.isError === true || result.structuredContent === undefined) return result
-  const image = Buffer.from(draw(result.structuredContent)).toString('base64')
+  let svg: string
+  try {
+    svg = draw(result.structuredContent)
+  } catch {
+    return result
+  }
+  const image = Buffer.from(svg).toString('base64')
   return { ...result, content: [...result.content, { type: 'image', data: image, mimeType: 'image/svg+xml' }] }
 }

@@ -46,7 +46,7 @@ export interface MarketInput {
 /** A market call's answer: 200 with its data (credit fields included), or 304 without; and its headers. */
 export interface MarketReply {
   readonly status: 200 | 304
-  /** JSON text; empty for 304. */
+  /** JSON text, or the answer drawn (a chart); empty for 304. */
   readonly data: string
   readonly headers: readonly (string | number)[]
 }

@@ -15,6 +15,17 @@ import { etagMatches, marketEtag } from './revalidation.js'
 const CACHING = ['Cache-Control', 'private, no-cache', 'Vary', 'X-API-Key'] as const
 
 /**
+ * An answer given drawn (a chart) instead of as the operation's JSON: `draw` makes it
+ * from the answer's JSON before anything is charged or counted, so that a drawing that
+ * fails is a failed call; `version` names the drawing code, so that a new drawing of the
+ * same answer has a new ETag.
+ */
+export interface Drawing {
+  readonly draw: (json: string) => string
+  readonly version: string
+}
+
+/**
  * Whether a request's If-None-Match makes its answer a 304: it names the answer's ETag,
  * or `*` when there is an answer (`lookUp` throws the 404 there is instead).
  */
@@ -37,10 +48,12 @@ function notModified(input: MarketInput, etag: string, lookUp: () => unknown): b
  * up before the balance is looked at (a stored answer is given again, free), whose answer
  * is stored in the debit's own transaction.
  */
-export function meteredCall(metering: Metering, operation: Operation): MarketCall {
+export function meteredCall(metering: Metering, operation: Operation, drawing?: Drawing): MarketCall {
   const { demo, served, refusals } = metering
   const spec = OPERATION_SPECS[operation]
   const known = new Set(spec.parameters)
+  const tag = (buildId: string, path: string, canonical: string) =>
+    marketEtag(buildId, drawing === undefined ? path : `${path}@${drawing.version}`, canonical)
 
   const keyless = async (input: MarketInput, params: Map<string, string>): Promise<MarketReply> => {
     let data: string
@@ -48,7 +61,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
     const generation = served.acquire()
     try {
       const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
-      etag = marketEtag(generation.snapshot.manifest.build_id, input.path, canonicalQuery(params))
+      etag = tag(generation.snapshot.manifest.build_id, input.path, canonicalQuery(params))
       if (notModified(input, etag, () => answerJson(generation.snapshot, request)))
         return { status: 304, data: '', headers: ['ETag', etag, ...CACHING] }
       await demo.check(input.ip)
@@ -56,10 +69,11 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
     } finally {
       served.release(generation)
     }
+    const drawn = drawing?.draw(data)
     const used = await demo.use(input.ip, input.exchange.wanted)
     return {
       status: 200,
-      data: withCredits(data, spec.credits),
+      data: drawn ?? withCredits(data, spec.credits),
       headers: ['ETag', etag, ...CACHING, ...demo.fields(used)],
     }
   }
@@ -77,7 +91,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
       const generation = served.acquire()
       try {
         const request = marketRequest(operation, (name) => params.get(name), generation.snapshot.maxYear)
-        etag = marketEtag(generation.snapshot.manifest.build_id, input.path, canonical)
+        etag = tag(generation.snapshot.manifest.build_id, input.path, canonical)
         if (notModified(input, etag, () => answerJson(generation.snapshot, request)))
           return {
             status: 304,
@@ -95,6 +109,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
       } finally {
         served.release(generation)
       }
+      const drawn = drawing?.draw(data)
       const result = await metering.charge(account, {
         debits: [{ credits: spec.credits, call }],
         remember: held === undefined ? undefined : { ...held, parts: data },
@@ -110,7 +125,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
       if (!outcome.charged) throw refusals.insufficientCredits(spec.credits, outcome.balance)
       return {
         status: 200,
-        data: withCredits(data, spec.credits, outcome.balance),
+        data: drawn ?? withCredits(data, spec.credits, outcome.balance),
         headers: ['ETag', etag, ...CACHING, 'X-Credits-Used', spec.credits, 'X-Credits-Remaining', outcome.balance],
       }
     } catch (error) {
@@ -127,7 +142,7 @@ export function meteredCall(metering: Metering, operation: Operation): MarketCal
     const balance = outcomes[0]!.balance
     return {
       status: 200,
-      data: withCredits(parts, spec.credits, balance),
+      data: drawing === undefined ? withCredits(parts, spec.credits, balance) : drawing.draw(parts),
       headers: [...CACHING, ...creditHeaders(spec.credits, balance, true)],
     }
   }

@@ -117,7 +117,7 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
 const RATE_HEADERS = {
   'RateLimit-Policy': {
     description:
-      'The limits of this answer (IETF draft): "ip", requests per minute per address; on keyless market answers also "demo", the calls per UTC day of the demo tier (w=86400).',
+      'The limits of this answer (IETF draft): "ip", requests per minute per address; on keyless market answers with a body (not a 304) and DEMO_LIMIT_REACHED also "demo", the calls per UTC day of the demo tier (w=86400).',
     schema: string,
   },
   RateLimit: {

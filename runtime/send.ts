@@ -86,6 +86,8 @@ function append(list: (string | number)[], headers: Headers): void {
 
 /** Headers whose value is a list, which an answer may be given from more than one place (a policy of each limit). */
 const LISTS = new Set(['Vary', 'RateLimit', 'RateLimit-Policy'])
+/** Of those, the ones the rate limit sets on the response before its route answers. */
+const SET_EARLY = new Set(['RateLimit', 'RateLimit-Policy'])
 
 /**
  * The list with each list-valued header made one, its values joined in order after any
@@ -100,7 +102,7 @@ function joined(res: ApiResponse, list: (string | number)[]): (string | number)[
     let at = 0
     while (list[at] !== name) at += 2
     if (at === i) {
-      const held = res.getHeader(name)
+      const held = SET_EARLY.has(name) ? res.getHeader(name) : undefined
       if (held !== undefined) list[i + 1] = `${String(held)}, ${list[i + 1]}`
     } else {
       list[at + 1] = `${list[at + 1]}, ${list[i + 1]}`

@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { OPERATIONS } from '../format/schema.js'
 import { CHARTS, CHART_NAMES } from '../web/charts/charts.js'
+import { CHARTS_VERSION } from './charts-version.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { DEMO_QUOTA } from '../query/prices.js'
@@ -30,7 +31,7 @@ import { logEvent } from './events.js'
 import { listenedUrl } from './listened-url.js'
 import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
-import { ApiResponse, dataBody, errorBody, send, sendData, sendEmpty, sendError } from './send.js'
+import { ApiResponse, dataBody, errorBody, send, sendData, sendEmpty, sendError, type HeaderList } from './send.js'
 import { StorageWatch } from './storage-watch.js'
 import { unchanged } from './revalidation.js'
 
@@ -104,9 +105,11 @@ const STORAGE_RETRY_SECONDS = 5
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
 export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
-const SVG_TYPE = 'image/svg+xml; charset=utf-8'
-/** A chart opened by itself in a browser runs nothing and loads nothing: it is an image. */
-const SVG_HEADERS = ['Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'"]
+/** A chart, opened by itself in a browser, runs nothing and loads nothing: it is an image. */
+const SVG = {
+  type: 'image/svg+xml; charset=utf-8',
+  headers: ['Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'"],
+}
 
 /** An answer made inside the process: its status and the body in the spec's envelope. */
 export interface CallResult {
@@ -184,7 +187,11 @@ export class Runtime {
     describe(this.served.snapshot)
     const metering = new Metering(this.ledger, this.demo, this.served, this.refusals, () => this.storage.note())
     for (const operation of OPERATIONS) this.market(`/v1/market/${operation}`, meteredCall(metering, operation))
-    for (const name of CHART_NAMES) this.chart(`/v1/chart/${name}.svg`, CHARTS[name], meteredCall(metering, name))
+    for (const name of CHART_NAMES) {
+      const draw = CHARTS[name]
+      const drawing = { draw: (json: string) => draw(JSON.parse(json)), version: CHARTS_VERSION }
+      this.market(`/v1/chart/${name}.svg`, meteredCall(metering, name, drawing), SVG)
+    }
     const batch = batchCall(metering)
     this.post('/v1/market/batch', async (req, res, query, ip, exchange) => {
       const reply = await batch({
@@ -389,29 +396,19 @@ export class Runtime {
 
   /**
    * A market route: answered over HTTP with the protocol's headers (the validators, the
-   * credits, a 304), and to in-process callers (the MCP tools) as a data call.
+   * credits, a 304), and to in-process callers (the MCP tools) as a data call; or, given
+   * the answer's `image` type, a market answer drawn (a chart), for HTTP callers only.
    */
-  private market(path: string, call: MarketCall): void {
-    this.calls.set(path, (query, key, ip, exchange) =>
-      call({ method: 'GET', path, query, key, ip, exchange }).then((reply) => reply.data),
-    )
+  private market(path: string, call: MarketCall, image?: { type: string; headers: HeaderList }): void {
+    if (image === undefined)
+      this.calls.set(path, (query, key, ip, exchange) =>
+        call({ method: 'GET', path, query, key, ip, exchange }).then((reply) => reply.data),
+      )
     this.get(path, async (req, res, query, ip, exchange) => {
       const reply = await call(marketInput(req, path, query, ip, exchange))
       if (reply.status === 304) sendEmpty(res, 304, reply.headers)
-      else sendData(req, res, reply.data, reply.headers)
-    })
-  }
-
-  /**
-   * A market operation's answer drawn as an SVG image: metered, validated and kept
-   * exactly as the operation's own call (its price, the demo tier, refunds, an
-   * Idempotency-Key, an ETag of its own), its failures the usual JSON envelope.
-   */
-  private chart(path: string, draw: (data: unknown) => string, call: MarketCall): void {
-    this.get(path, async (req, res, query, ip, exchange) => {
-      const reply = await call(marketInput(req, path, query, ip, exchange))
-      if (reply.status === 304) sendEmpty(res, 304, reply.headers)
-      else send(req, res, 200, draw(JSON.parse(reply.data)), [...reply.headers, ...SVG_HEADERS], SVG_TYPE)
+      else if (image === undefined) sendData(req, res, reply.data, reply.headers)
+      else send(req, res, 200, reply.data, [...reply.headers, ...image.headers], image.type)
     })
   }
 

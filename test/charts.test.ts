@@ -70,6 +70,8 @@ interface Parsed {
   readonly tiles: number
   readonly filledTiles: number
   readonly text: string
+  /** What is drawn past the image's edges. */
+  readonly outside: readonly string[]
 }
 
 /** Run in the page: the browser's reading of an SVG document (as a string, the test's own types know no DOM). */
@@ -89,6 +91,21 @@ const PARSE = `(source) => {
     tiles: root.querySelectorAll('g > title').length,
     filledTiles: [...root.querySelectorAll('g > rect')].filter((r) => r.getAttribute('stroke-dasharray') === null).length,
     text: [...root.querySelectorAll('text')].map((e) => e.textContent).join(' | '),
+    outside: drawnOutside(doc),
+  }
+  // Laid out in the page: the marks and texts that reach past the image's edges (1 px spared).
+  function drawnOutside(doc) {
+    const svg = document.importNode(doc.documentElement, true)
+    document.body.appendChild(svg)
+    const [, , width, height] = svg.getAttribute('viewBox').split(' ').map(Number)
+    const out = [...svg.querySelectorAll('text, rect, circle, path, line')]
+      .filter((e) => {
+        const b = e.getBBox()
+        return b.x < -1 || b.y < -1 || b.x + b.width > width + 1 || b.y + b.height > height + 1
+      })
+      .map((e) => e.localName + ' ' + (e.textContent || e.getAttribute('d') || '').slice(0, 40))
+    svg.remove()
+    return out
   }
 }`
 
@@ -96,14 +113,16 @@ async function parse(page: Page, svg: string): Promise<Parsed> {
   return (await page.evaluate(`(${PARSE})(${JSON.stringify(svg)})`)) as Parsed
 }
 
-/** A valid SVG image with a title and a description that name it. */
-function checkDocument(t: Test, parsed: Parsed, what: string): void {
+/** A valid SVG image with a title and a description that name it, everything drawn inside it, every number a number. */
+function checkDocument(t: Test, parsed: Parsed, svg: string, what: string): void {
   t.same(
     [parsed.error, parsed.root, parsed.role, parsed.labelledBy],
     [null, 'http://www.w3.org/2000/svg svg', 'img', 'title desc'],
     `${what}: an SVG image, named by its title and description`,
   )
   t.ok(parsed.title.length > 0 && parsed.desc.length > 0, `${what}: a title and a text alternative`)
+  t.same(parsed.outside, [], `${what}: drawn within its edges`)
+  t.notMatch(svg, /NaN|Infinity|undefined|null/, `${what}: no number missing`)
 }
 
 /** Every figure of the JSON answer in the chart's text alternative, and as many marks as the answer has points. */
@@ -189,7 +208,7 @@ else {
         t.match(header(reply, 'content-security-policy'), /default-src 'none'/, `${chart}: runs nothing when opened`)
         t.not(header(reply, 'etag'), header(json, 'etag'), `${chart}: an ETag of its own`)
         const parsed = await parse(page, reply.text)
-        checkDocument(t, parsed, chart)
+        checkDocument(t, parsed, reply.text, chart)
         checkFigures(t, chart, (JSON.parse(json.text) as { data: unknown }).data, parsed)
       }
 
@@ -267,10 +286,10 @@ else {
 
   t.test('the charts of odd answers are valid images that say what they lack', async (t) => {
     const vehicle = {
-      make: '<VW & "Co">',
-      model: "Golf's",
+      make: '<VW & "Co">\uFFFF',
+      model: `Golf's ${'-'.repeat(80)} Family`,
       year: 2017,
-      matched: { makes: ['Volkswagen', 'Skoda'], models: ['Golf'], match_type: 'fuzzy' as const },
+      matched: { makes: ['Volkswagen', 'Skoda'], models: ['Golf', 'Golf Plus'], match_type: 'fuzzy' as const },
       currency: 'PLN' as const,
     }
     const history = historyChart({ ...vehicle, months_requested: 6, trend: [] })
@@ -298,6 +317,7 @@ else {
       adjusted: null,
       asking_price: { price: 10_000_000, percentile: 100, verdict: 'above_market' },
     })
+    const drawn = { history, single, flat, map, valuation }
     const parsed = {
       history: await parse(page, history),
       single: await parse(page, single),
@@ -306,8 +326,11 @@ else {
       valuation: await parse(page, valuation),
     }
     for (const [what, p] of Object.entries(parsed)) {
-      checkDocument(t, p, what)
-      t.ok(p.title.includes('<VW & "Co">') && !p.title.includes('Volkswagen'), `${what}: names as asked, escaped`)
+      checkDocument(t, p, drawn[what as keyof typeof drawn], what)
+      t.ok(
+        p.title.startsWith(`<VW & "Co">\uFFFD Golf's ---`) && !p.title.includes('Volkswagen'),
+        `${what}: names as asked, escaped, a character XML cannot hold replaced`,
+      )
     }
     t.match(parsed.history.desc, /no month has listings/, 'no months')
     t.same([parsed.single.points, parsed.flat.points], [2, 1], 'one point per month or year, gaps left out')

@@ -1,6 +1,7 @@
 import type { DepreciationData } from '../../query/answers.js'
 import { lineChartSvg } from './line-chart.js'
-import { count, pln, signedPct, vehicleName } from './svg.js'
+import { count } from '../amounts.js'
+import { pln, signedPct, vehicleName } from './svg.js'
 
 /** The median asking price by production year as a line (oldest first), with each year's listings under it. */
 export function depreciationChart(data: DepreciationData): string {

@@ -1,6 +1,7 @@
 import type { PriceHistoryData } from '../../query/answers.js'
 import { lineChartSvg } from './line-chart.js'
-import { count, pln, signedPct, vehicleName } from './svg.js'
+import { count } from '../amounts.js'
+import { pln, signedPct, vehicleName } from './svg.js'
 
 /** A month's place in time: year * 12 + month - 1, from its YYYY-MM. */
 function monthNumber(month: string): number {

@@ -1,4 +1,5 @@
-import { COLOURS, at, chartSvg, count, label, linear, tickLabel, ticks, xml } from './svg.js'
+import { count } from '../amounts.js'
+import { COLOURS, at, chartSvg, label, linear, tickLabel, ticks, xml } from './svg.js'
 
 /** One point of a line: its place among the slots (months, years), its label, its price and how many listings made it. */
 export interface LinePoint {

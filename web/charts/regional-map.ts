@@ -1,6 +1,7 @@
 import type { RegionalData } from '../../query/answers.js'
 import type { Voivodeship } from '../../format/vocabulary.js'
-import { COLOURS, at, chartSvg, count, label, pln, signedPct, vehicleName, xml } from './svg.js'
+import { count } from '../amounts.js'
+import { COLOURS, at, chartSvg, label, pln, signedPct, vehicleName, xml } from './svg.js'
 
 /**
  * The 16 voivodeships as tiles of a 4 x 4 grid laid out like Poland: each in the column
@@ -71,7 +72,7 @@ export function regionalMap(data: RegionalData): string {
     parts.push(
       `<g><title>${xml(name)}: ${pln(region.avg_price)}, ${signedPct(region.vs_national_pct)} against the national average, ${count(region.sample_size)} listings</title>`,
       `<rect x="${x}" y="${y}" width="${TILE.width}" height="${TILE.height}" rx="6" fill="${fill}" stroke="#ffffff"/>`,
-      label(cx, y + 28, name, { anchor: 'middle', size: 12, weight: 'bold', fill: ink }),
+      label(cx, y + 28, name, { anchor: 'middle', size: 11, weight: 'bold', fill: ink }),
       label(cx, y + 52, pln(region.avg_price), { anchor: 'middle', size: 13, fill: ink }),
       label(cx, y + 74, `${signedPct(region.vs_national_pct)} · ${count(region.sample_size)} listings`, {
         anchor: 'middle',

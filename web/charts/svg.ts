@@ -1,8 +1,6 @@
-/**
- * What every chart is made of: escaped text, numbers in words, scales, ticks and the
- * document around a chart. Without imports, so that the same code draws a chart on the
- * server (GET /v1/chart/...) and in the explorer page's browser.
- */
+import { count } from '../amounts.js'
+
+/** What every chart is made of: escaped text, numbers in words, scales, ticks and the document around a chart. */
 
 /** Colours that stay apart for the common colour-vision deficiencies (Okabe and Ito, 2008). */
 export const COLOURS = {
@@ -24,18 +22,17 @@ const ENTITIES: Readonly<Record<string, string>> = {
   "'": '&apos;',
 }
 
+/** Characters XML 1.0 has no place for (controls, lone surrogates, U+FFFE and U+FFFF): shown as U+FFFD. */
+const NOT_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
+
 /** Text made safe for an SVG element's content or an attribute's value. */
 export function xml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!)
+  return text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (c) => ENTITIES[c]!)
 }
 
 /** A whole number of złoty as the API's text writes amounts: 52,900 PLN. */
 export function pln(amount: number): string {
   return `${count(amount)} PLN`
-}
-
-export function count(n: number): string {
-  return n.toLocaleString('en-US')
 }
 
 /** A change in per cent with its sign: +6.9 %, -5.2 %, 0.0 %. */
@@ -125,10 +122,20 @@ export function chartSvg(parts: ChartParts): string {
     `role="img" aria-labelledby="${id}-title ${id}-desc" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif" font-size="12">` +
     `<title id="${id}-title">${xml(title)}</title><desc id="${id}-desc">${xml(description)}</desc>` +
     `<rect width="${width}" height="${height}" fill="#ffffff"/>` +
-    label(16, 24, title, { size: 15, weight: 'bold' }) +
+    heading(title, width - 32) +
     body +
     '</svg>'
   )
+}
+
+/**
+ * The chart's title drawn at its top, squeezed to `room` when it would run past it (a
+ * name as long as a request may give): the full title stays its text alternative.
+ */
+function heading(title: string, room: number): string {
+  // About 8.5 px a character of 15 px bold text.
+  const squeezed = title.length * 8.5 > room ? ` textLength="${room}" lengthAdjust="spacingAndGlyphs"` : ''
+  return `<text x="16" y="24" font-size="15" font-weight="bold" fill="${COLOURS.ink}"${squeezed}>${xml(title)}</text>`
 }
 
 /** A make and model as a chart's heading names them: the names the request matched, when there is one of each. */

@@ -1,5 +1,6 @@
 import type { ValuationData } from '../../query/answers.js'
-import { COLOURS, anchorFor, at, chartSvg, count, label, linear, pln, tickLabel, ticks, vehicleName } from './svg.js'
+import { count } from '../amounts.js'
+import { COLOURS, anchorFor, at, chartSvg, label, linear, pln, tickLabel, ticks, vehicleName } from './svg.js'
 
 const WIDTH = 640
 const HEIGHT = 230
