@@ -1,6 +1,5 @@
 import { chromium, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { request } from 'undici'
 import type { DepreciationData, PriceHistoryData, RegionalData, ValuationData } from '../query/answers.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { depreciationChart } from '../web/charts/depreciation-chart.js'
@@ -9,7 +8,7 @@ import { regionalMap } from '../web/charts/regional-map.js'
 import { valuationChart } from '../web/charts/valuation-chart.js'
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
 import { ENGINES } from './ledger-engines.js'
-import { account, build, freshDir, rows, serve, toCsv, type Reply } from './support.js'
+import { account, build, freshDir, header, rows, serve, toCsv, type Reply } from './support.js'
 
 /** Four voivodeships of the 16, so that the map has regions with listings and regions without. */
 const REGIONS = ['mazowieckie', 'śląskie', 'pomorskie', 'lubelskie'] as const
@@ -41,16 +40,6 @@ const SVG_TYPE = 'image/svg+xml; charset=utf-8'
 
 /** The amount as the charts write it, formatted here on its own: 52,900 PLN. */
 const pln = (n: number) => `${n.toLocaleString('en-US')} PLN`
-
-async function fetchReply(base: string, path: string, headers: Record<string, string> = {}, method = 'GET') {
-  const response = await request(`${base}${path}`, { method: method as 'GET', headers })
-  return { status: response.statusCode, headers: response.headers, text: await response.body.text() } as Reply
-}
-
-function header(reply: Reply, name: string): string | undefined {
-  const value = reply.headers[name]
-  return Array.isArray(value) ? value.join(', ') : value
-}
 
 function errorCode(reply: Reply): string | undefined {
   return (JSON.parse(reply.text) as { error?: { code: string } }).error?.code
@@ -191,13 +180,13 @@ else {
     t.test(`each chart is its operation's answer drawn, metered like it (${engine.name} ledger)`, async (t) => {
       const ledger = await engine.fresh(t)
       const { key } = await account(ledger, 'charts@example.pl', 1_000)
-      const { base } = await serve(t, { snapshots, ledger, demoQuota: 2, mailer: new OutboxMailer(freshDir(t)) })
+      const { fetch } = await serve(t, { snapshots, ledger, demoQuota: 2, mailer: new OutboxMailer(freshDir(t)) })
       let balance = 1_000
       for (const chart of Object.keys(PRICE) as Chart[]) {
-        const json = await fetchReply(base, `/v1/market/${chart}?${QUERY[chart]}`, { 'x-api-key': key })
+        const json = await fetch(`/v1/market/${chart}?${QUERY[chart]}`, { key })
         t.equal(json.status, 200, `${chart}: the JSON answer`)
         balance -= PRICE[chart]
-        const reply = await fetchReply(base, `/v1/chart/${chart}.svg?${QUERY[chart]}`, { 'x-api-key': key })
+        const reply = await fetch(`/v1/chart/${chart}.svg?${QUERY[chart]}`, { key })
         t.equal(reply.status, 200, `${chart}: 200`)
         balance -= PRICE[chart]
         t.same(
@@ -212,7 +201,7 @@ else {
         checkFigures(t, chart, (JSON.parse(json.text) as { data: unknown }).data, parsed)
       }
 
-      const polo = await fetchReply(base, '/v1/chart/valuation.svg?make=VW&model=Polo&year=2017', { 'x-api-key': key })
+      const polo = await fetch('/v1/chart/valuation.svg?make=VW&model=Polo&year=2017', { key })
       t.same(
         [polo.status, header(polo, 'content-type'), errorCode(polo)],
         [404, 'application/json; charset=utf-8', 'INSUFFICIENT_DATA'],
@@ -224,14 +213,14 @@ else {
         [`/v1/chart/regional.svg?${GOLF}&mileage=100000`, 'a parameter of another operation'],
         ['/v1/chart/liquidity.svg?' + GOLF, 'an operation without a chart'],
       ] as const) {
-        const refused = await fetchReply(base, path, { 'x-api-key': key })
+        const refused = await fetch(path, { key })
         t.same(
           [refused.status, errorCode(refused)],
           what.includes('without') ? [404, 'NOT_FOUND'] : [400, 'INVALID_PARAMETER'],
           what,
         )
       }
-      const me = await fetchReply(base, '/v1/account/me', { 'x-api-key': key })
+      const me = await fetch('/v1/account/me', { key })
       t.equal(
         (JSON.parse(me.text) as { data: { credits_remaining: number } }).data.credits_remaining,
         balance,
@@ -241,25 +230,25 @@ else {
 
   t.test('revalidation, retries and HEAD, as for the JSON answers', async (t) => {
     const ledger = freshDir(t)
-    const { base } = await serve(t, { snapshots, ledger, demoQuota: 2 })
+    const { fetch, head: headOf } = await serve(t, { snapshots, ledger, demoQuota: 2 })
     const { key } = await account(ledger, 'again@example.pl', 100)
     const path = `/v1/chart/valuation.svg?${QUERY.valuation}`
-    const first = await fetchReply(base, path, { 'x-api-key': key, 'idempotency-key': 'chart-1' })
+    const first = await fetch(path, { key, headers: { 'idempotency-key': 'chart-1' } })
     t.equal(header(first, 'x-credits-remaining'), '92', 'charged once')
-    const again = await fetchReply(base, path, { 'x-api-key': key, 'idempotency-key': 'chart-1' })
+    const again = await fetch(path, { key, headers: { 'idempotency-key': 'chart-1' } })
     t.same(
       [again.status, again.text, header(again, 'content-type'), header(again, 'idempotent-replayed')],
       [200, first.text, SVG_TYPE, 'true'],
       'a retry with its Idempotency-Key: the same image, replayed',
     )
-    const json = await fetchReply(base, `/v1/market/valuation?${QUERY.valuation}`, {
-      'x-api-key': key,
-      'idempotency-key': 'chart-1',
+    const json = await fetch(`/v1/market/valuation?${QUERY.valuation}`, {
+      key,
+      headers: { 'idempotency-key': 'chart-1' },
     })
     t.same([json.status, errorCode(json)], [422, 'IDEMPOTENCY_KEY_REUSED'], 'the JSON route is another request')
-    const kept = await fetchReply(base, path, { 'x-api-key': key, 'if-none-match': header(first, 'etag')! })
+    const kept = await fetch(path, { key, headers: { 'if-none-match': header(first, 'etag')! } })
     t.same([kept.status, kept.text, header(kept, 'x-credits-remaining')], [304, '', '92'], 'revalidated: 304, free')
-    const head = await fetchReply(base, path, { 'x-api-key': key }, 'HEAD')
+    const head = await headOf(path, { key })
     t.same(
       [head.status, head.text, header(head, 'content-type'), header(head, 'x-credits-remaining')],
       [200, '', SVG_TYPE, '84'],
@@ -267,7 +256,7 @@ else {
     )
 
     const demo = []
-    for (let i = 0; i < 3; i++) demo.push(await fetchReply(base, `/v1/chart/regional.svg?${GOLF}`))
+    for (let i = 0; i < 3; i++) demo.push(await fetch(`/v1/chart/regional.svg?${GOLF}`))
     t.same(
       demo.map((r) => [r.status, header(r, 'content-type')]),
       [
@@ -278,8 +267,8 @@ else {
       'keyless: the demo tier, its refusal in JSON',
     )
     t.equal(errorCode(demo[2]!), 'DEMO_LIMIT_REACHED')
-    const free = await fetchReply(base, `/v1/chart/regional.svg?${GOLF}`, {
-      'if-none-match': header(demo[0]!, 'etag')!,
+    const free = await fetch(`/v1/chart/regional.svg?${GOLF}`, {
+      headers: { 'if-none-match': header(demo[0]!, 'etag')! },
     })
     t.equal(free.status, 304, 'a keyless revalidation past the quota is still answered')
   })

@@ -14,6 +14,7 @@ import {
   toCsv,
   type Reply,
   type Run,
+  header,
 } from './support.js'
 
 const MARKET = toCsv([
@@ -58,11 +59,6 @@ function preflightHeaders(origin: string, method: string): Record<string, string
     'access-control-request-method': method,
     'access-control-request-headers': 'x-api-key, idempotency-key, if-none-match, content-type',
   }
-}
-
-function header(reply: Reply, name: string): string | undefined {
-  const value = reply.headers[name.toLowerCase()]
-  return Array.isArray(value) ? value.join(', ') : value
 }
 
 /** A comma-separated header's items, lowercased. */

@@ -5,7 +5,7 @@ import type { Ledger } from '../ledger/types.js'
 import { OPERATION_CREDITS } from '../query/prices.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { ENGINES, balanceAddsUp, openTestLedger } from './ledger-engines.js'
-import { account, build, demoCalls, freshDir, rows, serve, toCsv, type Reply } from './support.js'
+import { account, build, demoCalls, freshDir, rows, serve, toCsv, type Reply, header } from './support.js'
 
 // A 2017 Golf with enough imported and domestic listings for every operation to answer, and a 2017 Polo.
 const DATA = toCsv([
@@ -40,11 +40,6 @@ async function fetchReply(
   if (options.ifNoneMatch !== undefined) headers['if-none-match'] = options.ifNoneMatch
   const response = await request(`${base}${path}`, { method: options.method ?? 'GET', headers })
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
-}
-
-function header(reply: Reply, name: string): string | undefined {
-  const value = reply.headers[name]
-  return Array.isArray(value) ? value.join(', ') : value
 }
 
 function etagOf(reply: Reply): string {

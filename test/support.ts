@@ -385,6 +385,12 @@ export interface Reply {
   readonly text: string
 }
 
+/** A header of a reply, by its name in any case; a repeated one as one list. */
+export function header(reply: Reply, name: string): string | undefined {
+  const value = reply.headers[name.toLowerCase()]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
 /** An API answer, its body parsed. */
 export interface ApiAnswer extends Reply {
   readonly body: ApiBody
@@ -402,6 +408,8 @@ export interface Served {
   /** Its address, http://127.0.0.1:PORT. */
   readonly base: string
   get(path: string, options?: CallOptions): Promise<ApiAnswer>
+  /** A GET whose body is not JSON (an image), as it came. */
+  fetch(path: string, options?: CallOptions): Promise<Reply>
   head(path: string, options?: CallOptions): Promise<Reply>
   /** `body` is sent as it is when it is a string (application/json unless the headers say otherwise), else as JSON. */
   post(path: string, body?: unknown, options?: CallOptions): Promise<ApiAnswer>
@@ -449,6 +457,7 @@ export async function serve(
     runtime,
     base,
     get: async (path, options) => parsed(await call('GET', path, options)),
+    fetch: (path, options) => call('GET', path, options),
     head: (path, options) => call('HEAD', path, options),
     post: async (path, body, options = {}) =>
       parsed(
