@@ -44,10 +44,10 @@ export function mcpServer(toolset: Toolset, call: Caller, keyed: boolean): Serve
         needsKey ? `The tool ${name} needs an API key.` : `No tool ${JSON.stringify(name.slice(0, 100))}.`,
       )
     }
-    const { [CHART_ARGUMENT]: chart, ...args } = request.params.arguments ?? {}
+    const given = request.params.arguments ?? {}
     // Only a tool with a chart takes the argument; any other passes it on, for the API to refuse as unknown.
-    if (definition.chart === undefined)
-      return toolResult(await call(definition.path, queryString(request.params.arguments ?? {})))
+    if (definition.chart === undefined) return toolResult(await call(definition.path, queryString(given)))
+    const { [CHART_ARGUMENT]: chart, ...args } = given
     if (chart !== undefined && typeof chart !== 'boolean')
       throw new McpError(ErrorCode.InvalidParams, `${CHART_ARGUMENT} is true or false.`)
     const result = toolResult(await call(definition.path, queryString(args)))

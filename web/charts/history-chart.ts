@@ -1,18 +1,14 @@
+import { monthOfLabel } from '../../format/calendar.js'
 import type { PriceHistoryData } from '../../query/answers.js'
 import { lineChartSvg } from './line-chart.js'
 import { count } from '../amounts.js'
 import { pln, signedPct, vehicleName } from './svg.js'
 
-/** A month's place in time: year * 12 + month - 1, from its YYYY-MM. */
-function monthNumber(month: string): number {
-  return Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1
-}
-
 /** The mean asking price of each month's new listings as a line, with the number of listings under it. */
 export function historyChart(data: PriceHistoryData): string {
-  const first = data.trend.length === 0 ? 0 : monthNumber(data.trend[0]!.month)
+  const first = data.trend.length === 0 ? 0 : monthOfLabel(data.trend[0]!.month)
   const points = data.trend.map((p) => ({
-    slot: monthNumber(p.month) - first,
+    slot: monthOfLabel(p.month) - first,
     label: p.month,
     price: p.avg_price,
     listings: p.sample_size,

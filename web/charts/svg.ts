@@ -82,19 +82,38 @@ export function anchorFor(x: number, left: number, right: number): 'start' | 'mi
   return share < 0.2 ? 'start' : share > 0.8 ? 'end' : 'middle'
 }
 
-/** Text at a point, escaped. */
+/** About how wide text is drawn at `size` px (a character is a little over half its size): to tell whether it fits. */
+export function textWidth(text: string, size: number): number {
+  return text.length * size * 0.57
+}
+
+/**
+ * Text at a point, escaped; given `room`, squeezed into that width when it would run past
+ * it (a name as long as a request may give).
+ */
 export function label(
   x: number,
   y: number,
   text: string,
-  attributes: { anchor?: 'start' | 'middle' | 'end'; size?: number; weight?: 'bold'; fill?: string } = {},
+  attributes: {
+    anchor?: 'start' | 'middle' | 'end'
+    size?: number
+    weight?: 'bold'
+    fill?: string
+    room?: number
+  } = {},
 ): string {
   const anchor =
     attributes.anchor === undefined || attributes.anchor === 'start' ? '' : ` text-anchor="${attributes.anchor}"`
   const size = attributes.size === undefined ? '' : ` font-size="${attributes.size}"`
   const weight = attributes.weight === undefined ? '' : ` font-weight="${attributes.weight}"`
   const fill = ` fill="${attributes.fill ?? COLOURS.ink}"`
-  return `<text x="${at(x)}" y="${at(y)}"${anchor}${size}${weight}${fill}>${xml(text)}</text>`
+  const { room } = attributes
+  const squeezed =
+    room !== undefined && textWidth(text, attributes.size ?? 12) > room
+      ? ` textLength="${room}" lengthAdjust="spacingAndGlyphs"`
+      : ''
+  return `<text x="${at(x)}" y="${at(y)}"${anchor}${size}${weight}${fill}${squeezed}>${xml(text)}</text>`
 }
 
 /** What a chart is: its name for ids, its size, what it shows in words, and its drawing. */
@@ -122,20 +141,11 @@ export function chartSvg(parts: ChartParts): string {
     `role="img" aria-labelledby="${id}-title ${id}-desc" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif" font-size="12">` +
     `<title id="${id}-title">${xml(title)}</title><desc id="${id}-desc">${xml(description)}</desc>` +
     `<rect width="${width}" height="${height}" fill="#ffffff"/>` +
-    heading(title, width - 32) +
+    // The full title stays the text alternative however it is squeezed.
+    label(16, 24, title, { size: 15, weight: 'bold', room: width - 32 }) +
     body +
     '</svg>'
   )
-}
-
-/**
- * The chart's title drawn at its top, squeezed to `room` when it would run past it (a
- * name as long as a request may give): the full title stays its text alternative.
- */
-function heading(title: string, room: number): string {
-  // About 8.5 px a character of 15 px bold text.
-  const squeezed = title.length * 8.5 > room ? ` textLength="${room}" lengthAdjust="spacingAndGlyphs"` : ''
-  return `<text x="16" y="24" font-size="15" font-weight="bold" fill="${COLOURS.ink}"${squeezed}>${xml(title)}</text>`
 }
 
 /** A make and model as a chart's heading names them: the names the request matched, when there is one of each. */

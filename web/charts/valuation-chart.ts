@@ -1,14 +1,24 @@
 import type { ValuationData } from '../../query/answers.js'
 import { count } from '../amounts.js'
-import { COLOURS, anchorFor, at, chartSvg, label, linear, pln, tickLabel, ticks, vehicleName } from './svg.js'
+import {
+  COLOURS,
+  anchorFor,
+  at,
+  chartSvg,
+  label,
+  linear,
+  pln,
+  textWidth,
+  tickLabel,
+  ticks,
+  vehicleName,
+} from './svg.js'
 
 const WIDTH = 640
 const HEIGHT = 230
 const LEFT = 24
 const RIGHT = WIDTH - 24
 const AXIS_Y = 168
-/** About the width of a character of 11 px text, to tell whether a label fits beside a mark. */
-const CHARACTER_WIDTH = 6.5
 /** The box of the middle half of the prices. */
 const BOX = { top: 96, bottom: 136 }
 
@@ -61,7 +71,7 @@ export function valuationChart(data: ValuationData): string {
   // one after the other.
   const p25 = `p25 ${count(v.p25)}`
   const p75 = `p75 ${count(v.p75)}`
-  const room = (text: string) => text.length * CHARACTER_WIDTH
+  const room = (text: string) => textWidth(text, 11)
   const y = BOX.bottom + 20
   if (x(v.p25) - room(p25) < 0) {
     parts.push(label(x(v.p25), y, p25, { anchor: 'start', size: 11 }))
