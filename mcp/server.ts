@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { CODE_VERSION } from '../format/code-version.js'
-import { CHARTS } from '../web/charts/charts.js'
+import { CHARTS } from '../charts/charts.js'
 import { queryString, toolResult, withChart, type Caller } from './tool-call.js'
 import { CHART_ARGUMENT, type Toolset } from './tools.js'
 

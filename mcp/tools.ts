@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { ChartName } from '../web/charts/charts.js'
+import type { ChartName } from '../charts/charts.js'
 import { isJsonObject, type JsonObject } from './json.js'
 
 /**

@@ -1,3 +1,4 @@
+import { count as n } from '../format/amounts.js'
 import { MIN_LISTINGS } from '../format/schema.js'
 import { ApiError } from './api-error.js'
 import type { Resolution } from './name-resolver.js'
@@ -13,11 +14,6 @@ import type { ValuationParams } from './params.js'
 export function describe(resolution: Resolution, year?: number): string {
   const name = `${resolution.makes[0]} ${resolution.target.name}`
   return year === undefined ? name : `${name} ${year}`
-}
-
-/** "1,170,000": numbers as the messages write them. */
-function n(count: number): string {
-  return count.toLocaleString('en-US')
 }
 
 function listings(count: number): string {

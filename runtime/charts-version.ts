@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, readdirSync } from 'node:fs'
 
-const CHARTS_DIR = new URL('../web/charts/', import.meta.url)
+const CHARTS_DIR = new URL('../charts/', import.meta.url)
 
 /**
  * What the code that draws the charts is: a digest of its compiled modules, read once at

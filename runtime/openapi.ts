@@ -15,7 +15,7 @@ import { USAGE_LIMIT } from './usage-limit.js'
 import { BATCH } from './batch-call.js'
 import { IDEMPOTENCY_HEADER } from './idempotency.js'
 import { IDEMPOTENCY } from '../ledger/types.js'
-import { CHART_NAMES, type ChartName } from '../web/charts/charts.js'
+import { CHART_NAMES, type ChartName } from '../charts/charts.js'
 
 type Schema = Record<string, unknown>
 

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { OPERATIONS } from '../format/schema.js'
-import { CHARTS, CHART_NAMES } from '../web/charts/charts.js'
+import { CHARTS, CHART_NAMES } from '../charts/charts.js'
 import { CHARTS_VERSION } from './charts-version.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'

@@ -1,4 +1,4 @@
-import { count } from './amounts.js'
+import { count } from '../format/amounts.js'
 import type { Served } from './site.js'
 
 /** What the pages state of the snapshot served, from its manifest. */

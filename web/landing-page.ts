@@ -7,7 +7,7 @@ import { exampleAnswer, exampleOf } from './example.js'
 import { figures } from './figures.js'
 import { html } from './html.js'
 import { layout } from './layout.js'
-import { count, dollars } from './amounts.js'
+import { count, dollars } from '../format/amounts.js'
 import type { Site } from './site.js'
 import { table } from './table.js'
 

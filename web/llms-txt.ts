@@ -2,7 +2,7 @@ import { HISTORY_MONTHS, MIN_LISTINGS, OPERATIONS, type Operation } from '../for
 import { VOIVODESHIPS } from '../format/vocabulary.js'
 import { CREDIT_USD, PLANS, SIGNUP_CREDITS } from '../query/prices.js'
 import type { OperationView } from './api-view.js'
-import { count, dollars } from './amounts.js'
+import { count, dollars } from '../format/amounts.js'
 import { figures } from './figures.js'
 import type { Site } from './site.js'
 

@@ -1,4 +1,4 @@
-import { count } from '../amounts.js'
+import { count } from '../format/amounts.js'
 
 /** What every chart is made of: escaped text, numbers in words, scales, ticks and the document around a chart. */
 

@@ -1,5 +1,5 @@
-import type { ValuationData } from '../../query/answers.js'
-import { count } from '../amounts.js'
+import type { ValuationData } from '../query/answers.js'
+import { count } from '../format/amounts.js'
 import {
   COLOURS,
   anchorFor,

@@ -1,7 +1,7 @@
-import { monthOfLabel } from '../../format/calendar.js'
-import type { PriceHistoryData } from '../../query/answers.js'
+import { monthOfLabel } from '../format/calendar.js'
+import type { PriceHistoryData } from '../query/answers.js'
 import { lineChartSvg } from './line-chart.js'
-import { count } from '../amounts.js'
+import { count } from '../format/amounts.js'
 import { pln, signedPct, vehicleName } from './svg.js'
 
 /** The mean asking price of each month's new listings as a line, with the number of listings under it. */

@@ -1,4 +1,4 @@
-import type { DepreciationData, PriceHistoryData, RegionalData, ValuationData } from '../../query/answers.js'
+import type { DepreciationData, PriceHistoryData, RegionalData, ValuationData } from '../query/answers.js'
 import { depreciationChart } from './depreciation-chart.js'
 import { historyChart } from './history-chart.js'
 import { regionalMap } from './regional-map.js'

@@ -1,6 +1,6 @@
-import type { DepreciationData } from '../../query/answers.js'
+import type { DepreciationData } from '../query/answers.js'
 import { lineChartSvg } from './line-chart.js'
-import { count } from '../amounts.js'
+import { count } from '../format/amounts.js'
 import { pln, signedPct, vehicleName } from './svg.js'
 
 /** The median asking price by production year as a line (oldest first), with each year's listings under it. */

@@ -1,6 +1,6 @@
-import type { RegionalData } from '../../query/answers.js'
-import type { Voivodeship } from '../../format/vocabulary.js'
-import { count } from '../amounts.js'
+import type { RegionalData } from '../query/answers.js'
+import type { Voivodeship } from '../format/vocabulary.js'
+import { count } from '../format/amounts.js'
 import { COLOURS, at, chartSvg, label, pln, signedPct, vehicleName, xml } from './svg.js'
 
 /**

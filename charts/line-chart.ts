@@ -1,4 +1,4 @@
-import { count } from '../amounts.js'
+import { count } from '../format/amounts.js'
 import { COLOURS, at, chartSvg, label, linear, tickLabel, ticks, xml } from './svg.js'
 
 /** One point of a line: its place among the slots (months, years), its label, its price and how many listings made it. */
