@@ -3,6 +3,7 @@ import t, { type Test } from 'tap'
 import type { DepreciationData, PriceHistoryData, RegionalData, ValuationData } from '../query/answers.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { depreciationChart } from '../charts/depreciation-chart.js'
+import { EXPLORER_CHARTS } from '../charts/explorer.js'
 import { historyChart } from '../charts/history-chart.js'
 import { regionalMap } from '../charts/regional-map.js'
 import { valuationChart } from '../charts/valuation-chart.js'
@@ -328,5 +329,71 @@ else {
     t.match(parsed.valuation.desc, /above the market/, 'an asking price far above the quartiles')
     t.notMatch(parsed.valuation.text, /(^|\| )-\d/, 'no price axis below 0')
     t.match(parsed.valuation.text, /\| 10M \|/, 'millions written short')
+  })
+
+  t.test("the explorer page's own charts: the mileage effect, days on market, the factors", async (t) => {
+    const vehicle = {
+      make: 'VW',
+      model: 'Golf',
+      year: 2017,
+      matched: { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' as const },
+      currency: 'PLN' as const,
+    }
+    const valuation = {
+      ...vehicle,
+      filters: { fuel_type: null, gearbox: null, mileage: null },
+      valuation: { average: 50_500, median: 50_000, p25: 45_000, p75: 56_000 },
+      sample_size: 400,
+      confidence: { median_low: 49_000, median_high: 51_000, level_pct: 95.1 },
+      mileage_effect: { pct_per_10000_km: -3.2, sample_size: 380 },
+      adjusted: null,
+      asking_price: null,
+    }
+    const withoutMileage = EXPLORER_CHARTS.mileage!(valuation)
+    const atMileage = EXPLORER_CHARTS.mileage!({
+      ...valuation,
+      filters: { ...valuation.filters, mileage: 40_000 },
+      adjusted: { mileage: 40_000, median: 58_100, sample_size: 380 },
+    })
+    const noEffect = EXPLORER_CHARTS.mileage!({ ...valuation, mileage_effect: null })
+    const liquidity = EXPLORER_CHARTS.liquidity!({
+      ...vehicle,
+      estimated_days_on_market: 42,
+      observed_listing_span: 29,
+      active_listings: 860,
+      sample_size: 1_820,
+      note: '',
+    })
+    const factor = (label: string, pct: number) => ({
+      dimension: 'fuel_type' as const,
+      baseline: { label: 'Benzyna', avg_price: 50_000, sample_size: 100 },
+      comparison: { label, avg_price: Math.round(50_000 * (1 + pct / 100)), sample_size: 20 },
+      price_diff_percent: pct,
+    })
+    const factors = EXPLORER_CHARTS['valuation-factors']!({
+      ...vehicle,
+      total_sample_size: 300,
+      factors: [factor('Benzyna+LPG', -11.7), factor('Hybryda Plug-in', 19.5), factor('x'.repeat(120), 0)],
+    })
+    const drawn = { withoutMileage, atMileage, liquidity, factors }
+    for (const [what, chart] of Object.entries(drawn)) {
+      const svg = chart.svg!
+      const parsed = await parse(page, svg)
+      checkDocument(t, parsed, svg, what)
+      t.equal(parsed.desc, chart.words, `${what}: the words beside the chart are its text alternative`)
+    }
+    t.match(withoutMileage.words, /-3\.2 %, -27\.8 % over 100,000 km/, 'the change compounded over 100,000 km')
+    t.match((await parse(page, withoutMileage.svg!)).text, /\+200k km/, 'without a mileage: kilometres more')
+    const at = await parse(page, atMileage.svg!)
+    t.match(at.text, /40,000 km: 58,100 PLN/, 'with a mileage: the value at it marked')
+    t.match(at.text, /\| 0 km \|/, 'the line starts at 0 km, not below')
+    t.equal(noEffect.svg, undefined, 'no mileage effect: nothing drawn')
+    t.match(noEffect.words, /Too few listings .* known mileage/, 'and words that say why')
+    t.match(liquidity.words, /42 days.*29 days.*13 days/, 'days on market: the estimate, the span and the difference')
+    t.equal((await parse(page, factors.svg!)).tiles, 3, 'a bar per factor, with a tooltip')
+    t.match(
+      factors.words,
+      /Benzyna\+LPG 44,150 PLN \(20 listings\) against Benzyna 50,000 PLN \(100 listings\), -11\.7 %/,
+    )
   })
 }

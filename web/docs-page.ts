@@ -31,6 +31,7 @@ export function docsPage(site: Site): string {
 <li>Base URL <code>${api.server}</code></li>
 ${facts === undefined ? false : html`<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`}
 <li><a href="${site.base}/v1/openapi.json">OpenAPI document</a></li>
+<li><a href="${site.base}/explore">See the answers drawn</a></li>
 </ul>
 <details class="contents"><summary>Contents</summary><nav aria-label="Contents">${contents(api)}</nav></details>
 

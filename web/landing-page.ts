@@ -46,6 +46,7 @@ ${
 </ul>
 <div class="actions">
 <a class="button" href="${site.base}/register">Get a free key with ${SIGNUP_CREDITS} credits</a>
+<a class="button secondary" href="${site.base}/explore">Explore the market</a>
 <a class="button secondary" href="${site.base}/docs">Read the API reference</a>
 </div>
 </section>

@@ -10,11 +10,12 @@ export interface Page {
   /** The page's own address, marked as the current one in the navigation. */
   readonly path: string
   readonly main: Html
-  /** A script of this origin, loaded deferred: pages carry no inline script. */
+  /** A script of this origin, loaded as a module (so deferred): pages carry no inline script. */
   readonly script?: Resource
 }
 
 const NAVIGATION = [
+  ['/explore', 'Explore'],
   ['/docs', 'API reference'],
   ['/#plans', 'Plans'],
 ] as const
@@ -38,7 +39,7 @@ export function layout(page: Page, base: string): string {
 <link rel="icon" href="${base}${FAVICON.path}" sizes="16x16 32x32">
 <link rel="icon" href="${base}${LOGO.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${base}${STYLESHEET.path}">
-${page.script === undefined ? false : html`<script src="${base}${page.script.path}" defer></script>`}
+${page.script === undefined ? false : html`<script type="module" src="${base}${page.script.path}"></script>`}
 </head>
 <body>
 <header class="site"><div class="wrap">

@@ -2,7 +2,10 @@ import type { IncomingMessage } from 'node:http'
 import type { Links } from '../runtime/links.js'
 import type { ApiResponse } from '../runtime/send.js'
 import { aiPlugin } from './ai-plugin.js'
+import { browserModules } from './browser-modules.js'
 import { docsPage } from './docs-page.js'
+import { explorePage } from './explore-page.js'
+import { EXPLORE_SCRIPT } from './explore-script.js'
 import { FAVICON } from './favicon.js'
 import { landingPage } from './landing-page.js'
 import { llmsTxt } from './llms-txt.js'
@@ -15,6 +18,8 @@ import { site, type Served } from './site.js'
 import { STYLESHEET } from './style.js'
 
 const HTML = 'text/html; charset=utf-8'
+/** The explorer page's script, by its path among the compiled modules it imports (charts/, format/). */
+const EXPLORE_ENTRY = 'web/explore.js'
 
 /**
  * The web pages and the files for language-model tooling, each built once from the
@@ -28,9 +33,11 @@ export function webRoutes(
   served?: Served,
 ): [string, (req: IncomingMessage, res: ApiResponse) => void][] {
   const s = site(documentJson, links, demoQuota, served)
+  const modules = browserModules({ [EXPLORE_ENTRY]: EXPLORE_SCRIPT })
   const resources = [
     resource('/', landingPage(s), HTML),
     resource('/register', registerPage(s), HTML),
+    resource('/explore', explorePage(s, modules.module(EXPLORE_ENTRY)), HTML),
     resource('/docs', docsPage(s), HTML),
     resource('/llms.txt', llmsTxt(s), 'text/plain; charset=utf-8'),
     resource('/.well-known/ai-plugin.json', aiPlugin(s), 'application/json; charset=utf-8'),
@@ -39,6 +46,7 @@ export function webRoutes(
     LOGO,
     STYLESHEET,
     REGISTER_SCRIPT,
+    ...modules.resources,
   ]
   return resources.map((r) => [r.path, (req, res) => serveResource(req, res, r)])
 }

@@ -191,6 +191,43 @@ input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace,
   .contents { display: none; }
 }
 
+.explore .fields { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: .25rem 1rem; }
+select {
+  display: block;
+  width: 100%;
+  font: inherit;
+  padding: .6rem .75rem;
+  border: 1px solid #94a3b8;
+  border-radius: 8px;
+  margin-bottom: .4rem;
+  background: #fff;
+}
+#key-box { margin: .5rem 0 1rem; }
+#key-box summary { cursor: pointer; font-weight: 600; color: var(--accent); margin-bottom: .5rem; }
+.account { font-weight: 600; min-height: 1.6em; }
+.panel { border-top: 1px solid var(--line); padding-top: 1.25rem; margin-bottom: 1.5rem; }
+.panel-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: .5rem 1rem; }
+.panel-head h2 { margin: 0 0 .5rem; }
+.credits { background: var(--soft); border: 1px solid var(--line); border-radius: 999px; padding: .1rem .7rem; font-size: .88rem; }
+.state:empty { display: none; }
+.panel figure { margin: 0 0 1.5rem; }
+.panel h3 { margin: .5rem 0; font-size: 1.05rem; }
+.figure-body { display: grid; gap: .75rem 1.5rem; }
+.figure-body > * { min-width: 0; }
+/* A chart keeps its text readable on a narrow screen: below its smallest width it scrolls sideways, its words stay in sight. */
+.chart { overflow-x: auto; border: 1px solid var(--line); border-radius: var(--radius); }
+.chart svg { display: block; width: 100%; min-width: 30rem; max-width: 40rem; height: auto; }
+figcaption { color: var(--muted); font-size: .95rem; }
+.regions { max-width: 40rem; overflow-x: auto; }
+.regions table { font-size: .88rem; }
+.regions th, .regions td { padding: .35rem .4rem; }
+.regions th { white-space: normal; }
+.regions td:first-child { overflow-wrap: anywhere; }
+.regions caption { text-align: left; color: var(--muted); padding: 0 0 .4rem; }
+@media (min-width: 60rem) {
+  .figure-body { grid-template-columns: minmax(0, 40rem) minmax(14rem, 1fr); align-items: start; }
+}
+
 footer.site { border-top: 1px solid var(--line); background: var(--soft); padding: 1.5rem 0; font-size: .92rem; color: var(--muted); }
 footer.site nav { display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; margin-bottom: .5rem; }
 `
