@@ -46,7 +46,9 @@ export function mileageChart(data: ValuationData): string | undefined {
       ? (km: number) => changeOver(km, pct)
       : (km: number) => adjusted.median * (1 + changeOver(km - adjusted.mileage, pct) / 100)
   const points: [number, number][] = []
-  for (let km = from; km <= to; km += STEP_KM) points.push([km, value(km)])
+  for (let km = from; km < to; km += STEP_KM) points.push([km, value(km)])
+  // The last point at the axis's end, whatever step the start left.
+  points.push([to, value(to)])
   const values = points.map(([, v]) => v)
   const low = Math.min(...values)
   const high = Math.max(...values)

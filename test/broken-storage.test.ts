@@ -67,8 +67,13 @@ async function faultyServe(t: Test, workers: number) {
   }
 }
 
-/** Paid calls by `clients` loops until `until` resolves: what each got, and the balances acknowledged. */
-async function load(url: string, key: string, clients: number, until: Promise<unknown>) {
+/**
+ * Paid calls by `clients` loops until `until` resolves: what each got, and the balances
+ * acknowledged. With `spread`, each call on a connection of its own: workers accept
+ * connections as the kernel hands them out (SCHED_NONE), which may leave every kept-alive
+ * connection with one worker and a broken one with nothing to write, never finding out.
+ */
+async function load(url: string, key: string, clients: number, until: Promise<unknown>, spread = false) {
   const statuses = new Map<number | string, number>()
   const acknowledged = new Set<number>()
   let done = false
@@ -83,6 +88,7 @@ async function load(url: string, key: string, clients: number, until: Promise<un
             headers: { 'x-api-key': key },
             dispatcher,
             headersTimeout: 30_000,
+            reset: spread,
           })
           const body = (await response.body.json()) as {
             data?: { credits_remaining: number }
@@ -187,7 +193,7 @@ t.test(
       }
       await new Promise((resolve) => setTimeout(resolve, 300))
     })()
-    const { statuses, acknowledged } = await load(url, key, 16, replaced)
+    const { statuses, acknowledged } = await load(url, key, 16, replaced, true)
     await replaced
 
     t.same(answered(statuses), [200, '503 SERVICE_UNAVAILABLE'].sort(), `answers: ${JSON.stringify([...statuses])}`)

@@ -246,6 +246,22 @@ async function explorer(): Promise<void> {
     )
     t.ok(await page.locator('#view').isHidden(), 'and no parts')
 
+    await fill(page, { ...FORM, make: 'Zzzz' })
+    const from = seen.requests.length
+    await page.getByRole('button', { name: 'Show the market' }).click()
+    await page.locator('#error').waitFor()
+    await page.locator('#view[aria-busy="false"]').waitFor({ state: 'attached' })
+    const unknown = await server.get(`/v1/market/valuation?${GOLF.replace('VW', 'Zzzz')}`, { key })
+    t.equal(await page.locator('#error').innerText(), unknown.body.error!.message, 'a make no listing has: at the form')
+    t.same(
+      seen.requests
+        .slice(from)
+        .map((r) => new URL(r.url).pathname)
+        .filter((p) => p.startsWith('/v1/market/')),
+      ['/v1/market/valuation'],
+      'and the other parts are not asked',
+    )
+
     await useKey(page, 'cm_not-a-key')
     await page.getByLabel('Production year', { exact: true }).fill('2017')
     const before = seen.requests.length
@@ -253,7 +269,10 @@ async function explorer(): Promise<void> {
     await page.locator('#error').waitFor()
     t.equal(await page.getByLabel('API key', { exact: true }).getAttribute('aria-invalid'), 'true', 'the key is marked')
     t.same(
-      seen.requests.slice(before).map((r) => new URL(r.url).pathname),
+      seen.requests
+        .slice(before)
+        .map((r) => new URL(r.url).pathname)
+        .filter((p) => !p.startsWith('/v1/catalog/')),
       ['/v1/account/me'],
       'and no market call was made with it',
     )
@@ -402,9 +421,9 @@ async function useKey(page: Page, key: string): Promise<void> {
   await page.getByLabel('API key', { exact: true }).blur()
 }
 
-/** Waits for the view to end: the form no longer busy. */
+/** Waits for the view to end: the view no longer busy. */
 async function finished(page: Page): Promise<void> {
-  await page.locator('#explore[aria-busy="false"]').waitFor({ state: 'attached' })
+  await page.locator('#view[aria-busy="false"]').waitFor({ state: 'attached' })
 }
 
 function shoot(page: Page, name: string): Promise<Buffer> {

@@ -6,8 +6,10 @@ import type { Resource } from './resource.js'
 /** The compiled code's root (dist/): the browser loads modules by their path under it. */
 const COMPILED = new URL('../', import.meta.url)
 const JS = 'text/javascript; charset=utf-8'
-/** A static import or re-export of another module: `from './x.js'`. */
-const IMPORT = /\bfrom\s*'([^']+)'/g
+/** A static import or re-export of another module (`from './x.js'`), or one imported for its effect (`import './x.js'`). */
+const IMPORT = /\b(?:from|import)\s*(['"])([^'"]+)\1/g
+/** A module loaded at run time, which this set could not know to serve. */
+const DYNAMIC_IMPORT = /\bimport\s*\(/
 /** The compiler's last line, naming a source map the browser is not given. */
 const SOURCE_MAP = /\n\/\/# sourceMappingURL=\S+\s*$/
 
@@ -29,11 +31,13 @@ export function browserModules(scripts: Readonly<Record<string, string>>): Brows
   const bodies = new Map<string, string>()
   const add = (path: string, body: string) => {
     bodies.set(path, body)
-    for (const [, target] of body.matchAll(IMPORT)) {
+    if (DYNAMIC_IMPORT.test(body)) throw new Error(`${path} imports a module at run time, which this set cannot serve`)
+    for (const [, , target] of body.matchAll(IMPORT)) {
       if (!target!.startsWith('./') && !target!.startsWith('../'))
         throw new Error(`${path} imports '${target}', which a browser cannot load`)
       const resolved = posix.join(posix.dirname(path), target!)
-      if (resolved.startsWith('../')) throw new Error(`${path} imports '${target}', outside the compiled code`)
+      if (resolved === '..' || resolved.startsWith('../'))
+        throw new Error(`${path} imports '${target}', outside the compiled code`)
       if (!bodies.has(resolved))
         add(resolved, readFileSync(new URL(resolved, COMPILED), 'utf8').replace(SOURCE_MAP, '\n'))
     }

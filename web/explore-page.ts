@@ -68,7 +68,7 @@ function operation(site: Site, path: string): OperationView {
 
 /**
  * `/explore`: a form for one make, model and year, and the market for it drawn from the
- * answers the browser buys, each chart one metered call (keyless in the demo tier, or
+ * answers the browser buys, each part one metered call (keyless in the demo tier, or
  * with a key pasted into the page), with the same drawing code GET /v1/chart serves.
  */
 export function explorePage(site: Site, script: Resource): string {
@@ -77,12 +77,13 @@ export function explorePage(site: Site, script: Resource): string {
   const demo =
     site.demoQuota === 0
       ? html`Without a key the page cannot call the API: this service has no demo tier.`
-      : html`Without a key each chart is one of your ${site.demoQuota} free demo calls a day, the price chart first; <a href="${site.base}/register">register</a> for a key with more.`
+      : html`Without a key each part is one of your ${site.demoQuota} free demo calls a day, the price first; <a href="${site.base}/register">register</a> for a key with more.`
   const option = (value: string, text: string) => html`<option value="${value}">${text}</option>`
   const main = html`<div class="wrap explore">
 <h1>Explore the market</h1>
 <p class="lead">Where a price sits, how prices moved, how a model loses value and where in Poland it is cheaper: the answers of this API, drawn.</p>
-<p>Each part below is one call of the API at its list price, ${count(perView)} credits for the whole view. ${demo}</p>
+<p>Each part below is one call of the API at its list price, ${count(perView)} credits for the whole view. ${demo}
+Fuel and gearbox narrow the price part (fuel the depreciation curve too); the other parts take every fuel and gearbox, as their operations do.</p>
 
 <noscript><div class="message error">This page draws its charts with JavaScript, served by this site alone. Without it, the same charts are images of the API: <code>GET ${site.base}/v1/chart/valuation.svg</code> and its siblings in the <a href="${site.base}/docs#charts">API reference</a>.</div></noscript>
 <form id="explore" novalidate data-api="${site.base}" data-key-header="${site.api.keyHeader}">
@@ -113,7 +114,7 @@ export function explorePage(site: Site, script: Resource): string {
 </details>
 <button type="submit">Show the market</button>
 </form>
-<div id="error" class="message error" role="alert" hidden></div>
+<div id="error" class="message error" role="alert" tabindex="-1" hidden></div>
 <p id="account" class="account" role="status"></p>
 
 <div id="view" hidden>
@@ -138,12 +139,12 @@ function section(panel: Panel & { operation: OperationView }): Html {
   const parameters = panel.operation.parameters.filter((p) => p.location === 'query').map((p) => p.name)
   return html`<section class="panel" id="${id}" aria-labelledby="${id}-heading" data-path="${panel.path}" data-parameters="${parameters.join(' ')}" data-fixed="${panel.fixed ?? ''}">
 <div class="panel-head"><h2 id="${id}-heading">${panel.heading}</h2><span class="credits">${count(panel.operation.credits ?? 0)} credits</span></div>
-<div class="state" role="status"></div>
+<div class="state"></div>
 ${panel.figures.map(
   (figure) => html`<figure data-chart="${figure.chart}" hidden>
 <h3>${figure.heading}</h3>
-<div class="figure-body"><div class="chart" tabindex="0" role="group" aria-label="${figure.heading} (chart)"></div>
-<figcaption></figcaption></div>
+<div class="chart" tabindex="0" role="group" aria-label="${figure.heading} (chart)"></div>
+<figcaption></figcaption>
 </figure>`,
 )}
 ${

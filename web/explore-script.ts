@@ -18,16 +18,23 @@ const panels = [...document.querySelectorAll('#view .panel')]
 const KEY_STORE = 'carmarket.key'
 const number = (n) => n.toLocaleString('en-US')
 
-keyField.value = sessionStorage.getItem(KEY_STORE) ?? ''
+// The tab's storage, where a browser allows it (one that blocks it still gets a page that works, forgetting on reload).
+const stored = (change) => {
+  try {
+    return change(sessionStorage)
+  } catch {
+    return null
+  }
+}
+keyField.value = stored((storage) => storage.getItem(KEY_STORE)) ?? ''
 if (keyField.value !== '') $('key-box').open = true
 keyField.addEventListener('change', () => {
   const key = keyField.value.trim()
-  if (key === '') sessionStorage.removeItem(KEY_STORE)
-  else sessionStorage.setItem(KEY_STORE, key)
+  stored((storage) => (key === '' ? storage.removeItem(KEY_STORE) : storage.setItem(KEY_STORE, key)))
 })
 $('forget-key').addEventListener('click', () => {
   keyField.value = ''
-  sessionStorage.removeItem(KEY_STORE)
+  stored((storage) => storage.removeItem(KEY_STORE))
   keyField.focus()
 })
 
@@ -55,14 +62,18 @@ const call = async (path, params, key) => {
 // Suggestions: the catalogue's makes at once, a make's models (and a model's years) as they are chosen.
 const fill = (list, values) => list.replaceChildren(...values.map((value) => Object.assign(document.createElement('option'), { value: String(value) })))
 let models = []
+let typing
 const suggestMakes = async () => {
   const { answer } = await call('/v1/catalog/makes', undefined, '')
   if (answer.status === 'success') fill($('makes'), answer.data.makes.map((m) => m.make))
 }
 const suggestModels = async () => {
+  clearTimeout(typing)
   const make = $('make').value.trim()
   models = []
-  if (make === '') return fill($('models'), [])
+  fill($('models'), [])
+  fill($('years'), [])
+  if (make === '') return
   const { answer } = await call('/v1/catalog/models', new URLSearchParams({ make }), '')
   if (answer.status !== 'success' || $('make').value.trim() !== make) return
   models = answer.data.models
@@ -74,7 +85,6 @@ const suggestYears = () => {
   const model = models.find((m) => m.model.toLowerCase() === name)
   fill($('years'), model === undefined ? [] : [...model.years].reverse())
 }
-let typing
 $('make').addEventListener('input', () => {
   clearTimeout(typing)
   typing = setTimeout(suggestModels, 250)
@@ -126,6 +136,7 @@ const regionsTable = (panel, data) => {
 /** Draws each chart of a panel from its answer, the chart's figures in words beside it. */
 const draw = (panel, data) => {
   for (const figure of panel.querySelectorAll('figure')) {
+    figure.hidden = true
     const { svg, words } = EXPLORER_CHARTS[figure.dataset.chart](data)
     const chart = figure.querySelector('.chart')
     if (svg === undefined) chart.replaceChildren()
@@ -157,84 +168,99 @@ const refuse = (panel, e) => {
 }
 
 const field = (name) => document.getElementById(name)
-const paramsOf = (panel) => {
+/** The form's values, read once when it is sent, so that a field edited while the view loads changes nothing of it. */
+const formValues = () => {
+  const values = new Map()
+  for (const input of form.querySelectorAll('[name]')) if (input.value.trim() !== '') values.set(input.name, input.value.trim())
+  return values
+}
+/** A part's query: the form's values its operation takes, and those the page sets. */
+const paramsOf = (panel, values) => {
   const params = new URLSearchParams(panel.dataset.fixed)
-  for (const name of panel.dataset.parameters.split(' ')) {
-    const input = field(name)
-    if (input !== null && input.value.trim() !== '') params.set(name, input.value.trim())
-  }
+  for (const name of panel.dataset.parameters.split(' ')) if (values.has(name)) params.set(name, values.get(name))
   return params
 }
+/** Shows a failure at the form, on the field it names (or the one given), and no view. */
+const atForm = (message, name) => {
+  view.hidden = true
+  account.textContent = ''
+  say(error, [message])
+  const input = typeof name === 'string' ? field(name) : null
+  if (input === null) return error.focus()
+  input.setAttribute('aria-invalid', 'true')
+  input.setAttribute('aria-describedby', 'error')
+  if (input === keyField) $('key-box').open = true
+  input.focus()
+}
+/** What a key can hold: visible ASCII (a header can carry nothing else, and fetch refuses to try). */
+const KEY_TEXT = /^[\x21-\x7e]+$/
 
 const balance = async (key) => {
   const { answer } = await call('/v1/account/me', undefined, key)
   return answer
 }
 
+const view = $('view')
+const button = form.querySelector('button[type=submit]')
 let running = false
+// The demo calls left, as the last answer that told them said: a revalidated answer (304) does not.
+let demo
 form.addEventListener('submit', async (event) => {
   event.preventDefault()
   if (running) return
   running = true
-  const button = form.querySelector('button[type=submit]')
-  button.disabled = true
-  form.setAttribute('aria-busy', 'true')
+  // Not disabled: the button keeps the focus of a visitor who pressed it.
+  button.setAttribute('aria-disabled', 'true')
+  view.setAttribute('aria-busy', 'true')
   say(error, [])
-  for (const input of form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid')
+  for (const input of form.querySelectorAll('[aria-invalid]')) {
+    input.removeAttribute('aria-invalid')
+    input.removeAttribute('aria-describedby')
+  }
   try {
-    await show(keyField.value.trim())
+    await show(keyField.value.trim(), formValues())
   } finally {
     running = false
-    button.disabled = false
-    form.setAttribute('aria-busy', 'false')
+    button.removeAttribute('aria-disabled')
+    view.setAttribute('aria-busy', 'false')
   }
 })
 
-const show = async (key) => {
+const show = async (key, values) => {
   let before
   if (key !== '') {
+    if (!KEY_TEXT.test(key)) return atForm('An API key is made of letters, digits, "_" and "-" only: paste it again.', 'key')
     const me = await balance(key)
-    if (me.status !== 'success') {
-      say(error, [me.error.message])
-      keyField.setAttribute('aria-invalid', 'true')
-      keyField.focus()
-      return
-    }
+    if (me.status !== 'success')
+      return atForm(me.error.message, me.error.code === 'UNAUTHORIZED' || me.error.code === 'ACCOUNT_DISABLED' ? 'key' : undefined)
     before = me.data.credits_remaining
   }
-  $('view').hidden = false
+  view.hidden = false
   for (const panel of panels) reset(panel, 'Waiting for the parts above.')
-  account.textContent = 'Loading…'
-  let demo
   let stopped
   for (const panel of panels) {
     if (stopped !== undefined) {
       refuse(panel, stopped)
       continue
     }
+    const heading = panel.querySelector('h2').textContent
     reset(panel, 'Loading…')
-    panel.setAttribute('aria-busy', 'true')
-    const { answer, headers } = await call(panel.dataset.path, paramsOf(panel), key)
-    panel.removeAttribute('aria-busy')
+    account.textContent = 'Loading ' + heading.toLowerCase() + '…'
+    const { answer, headers } = await call(panel.dataset.path, paramsOf(panel, values), key)
     demo = demoLeft(headers) ?? demo
     if (answer.status === 'success') {
       panel.querySelector('.state').replaceChildren()
-      draw(panel, answer.data)
+      try {
+        draw(panel, answer.data)
+      } catch {
+        refuse(panel, { code: 'DRAWING', message: 'This browser could not draw this part.' })
+      }
       continue
     }
     const e = answer.error
-    if (e.code === 'INVALID_PARAMETER' && panel === panels[0]) {
-      // The form itself is wrong: every part would say so.
-      $('view').hidden = true
-      say(error, [e.message])
-      const input = typeof e.parameter === 'string' ? field(e.parameter) : null
-      if (input !== null) {
-        input.setAttribute('aria-invalid', 'true')
-        input.focus()
-      }
-      account.textContent = ''
-      return
-    }
+    // The form itself is wrong (a value out of range, a make or model no listing has): every part would say so.
+    if (panel === panels[0] && (e.code === 'INVALID_PARAMETER' || Array.isArray(e.suggestions)))
+      return atForm(e.message, e.parameter)
     refuse(panel, e)
     // Past the demo limit or the balance, the parts below would be refused alike: they are not asked.
     if (e.code === 'DEMO_LIMIT_REACHED' || e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_DISABLED') stopped = e

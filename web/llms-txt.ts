@@ -103,7 +103,7 @@ ${tagged('account').map(line).join('\n')}
 - [MCP endpoint](${site.url}/mcp): a Model Context Protocol server over Streamable HTTP offering these operations as tools; it works without a key too (the demo tier).
 - [MCP set-up](${site.url}/docs#mcp): ${MCP_SET_UP}
 - [Registration](${site.url}/register): a key and ${SIGNUP_CREDITS} free credits, by e-mail.
-- [Explorer](${site.url}/explore): a page for people that draws the market operations' answers for one make, model and year (price distribution, mileage effect, price history, depreciation, a map of the voivodeships, days on market, attribute factors), each chart one metered call made from the browser.
+- [Explorer](${site.url}/explore): a page for people that draws the market operations' answers for one make, model and year (price distribution, mileage effect, price history, depreciation, a map of the voivodeships, days on market, attribute factors), each part one metered call made from the browser.
 
 ## Optional
 

@@ -79,7 +79,7 @@ nav.main a.button { color: #fff; }
 .button.secondary, button.secondary { background: #fff; color: var(--accent); }
 .button.secondary:hover, button.secondary:hover { background: var(--soft); color: var(--accent-dark); }
 button.link { background: none; border: none; color: var(--accent); padding: 0; font-weight: 500; text-decoration: underline; }
-button[disabled] { opacity: .6; cursor: progress; }
+button[disabled], button[aria-disabled="true"] { opacity: .6; cursor: progress; }
 :focus-visible { outline: 3px solid #93c5fd; outline-offset: 2px; }
 
 main { padding: 2.5rem 0 3rem; flex: 1; }
@@ -211,9 +211,9 @@ select {
 .credits { background: var(--soft); border: 1px solid var(--line); border-radius: 999px; padding: .1rem .7rem; font-size: .88rem; }
 .state:empty { display: none; }
 .panel figure { margin: 0 0 1.5rem; }
-.panel h3 { margin: .5rem 0; font-size: 1.05rem; }
-.figure-body { display: grid; gap: .75rem 1.5rem; }
-.figure-body > * { min-width: 0; }
+.panel h3 { margin: .5rem 0 0; font-size: 1.05rem; }
+.panel figure { display: grid; gap: .75rem 1.5rem; }
+.panel figure > * { min-width: 0; }
 /* A chart keeps its text readable on a narrow screen: below its smallest width it scrolls sideways, its words stay in sight. */
 .chart { overflow-x: auto; border: 1px solid var(--line); border-radius: var(--radius); }
 .chart svg { display: block; width: 100%; min-width: 30rem; max-width: 40rem; height: auto; }
@@ -225,7 +225,8 @@ figcaption { color: var(--muted); font-size: .95rem; }
 .regions td:first-child { overflow-wrap: anywhere; }
 .regions caption { text-align: left; color: var(--muted); padding: 0 0 .4rem; }
 @media (min-width: 60rem) {
-  .figure-body { grid-template-columns: minmax(0, 40rem) minmax(14rem, 1fr); align-items: start; }
+  .panel figure { grid-template-columns: minmax(0, 40rem) minmax(14rem, 1fr); align-items: start; }
+  .panel figure h3 { grid-column: 1 / -1; }
 }
 
 footer.site { border-top: 1px solid var(--line); background: var(--soft); padding: 1.5rem 0; font-size: .92rem; color: var(--muted); }
