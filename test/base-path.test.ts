@@ -1,10 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { chromium } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { OPERATION_CREDITS } from '../query/prices.js'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
+import { chromiumMissing, openBrowser } from './chromium.js'
 import { codeBlocks, curlUrl, operationSections, unescapeHtml } from './html.js'
 import { INITIALIZE } from './mcp-support.js'
 import { account, build, freshDir, outboxMail, rows, serve, spawnServe, toCsv } from './support.js'
@@ -434,25 +433,7 @@ t.test('without a path in the public URL nothing moves under /api', async (t) =>
 t.test(`registration in the browser at ${PATH}/register`, async (t) => {
   const missing = chromiumMissing()
   if (missing !== undefined) return void t.fail(missing)
-  const context = await chromium.launchPersistentContext(freshDir(t), {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  })
-  t.teardown(() => context.close())
-  const requests: string[] = []
-  const problems: string[] = []
-  context.on('request', (r) => {
-    const url = new URL(r.url())
-    if (url.hostname !== '127.0.0.1') problems.push(`request to ${r.url()}`)
-    else requests.push(`${r.method()} ${url.pathname}`)
-  })
-  context.on('requestfailed', (r) => {
-    // The browser's own cancelling of an icon it was still fetching; a server's failure shows otherwise.
-    if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed: ${r.url()} (${r.failure()?.errorText})`)
-  })
-  const page = context.pages()[0] ?? (await context.newPage())
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  const { page, seen } = await openBrowser(t)
 
   const email = 'browser@example.pl'
   await page.goto(`${base}${PATH}/register`)
@@ -468,6 +449,9 @@ t.test(`registration in the browser at ${PATH}/register`, async (t) => {
   const done = await page.locator('#done-step').innerText()
   t.match(done, `'${PUBLIC}${VALUATION}'`, 'the first call it shows is at the public URL')
 
+  const requests = seen.requests
+    .filter((r) => new URL(r.url).hostname === '127.0.0.1')
+    .map((r) => `${r.method} ${new URL(r.url).pathname}`)
   t.same(
     requests.filter((r) => r.startsWith('POST ')),
     [`POST ${PATH}/v1/auth/register`, `POST ${PATH}/v1/auth/verify`],
@@ -478,7 +462,7 @@ t.test(`registration in the browser at ${PATH}/register`, async (t) => {
     [],
     'the page asked for nothing outside the base path',
   )
-  t.same(problems, [], 'no page error, failed request or request off this machine')
+  t.same(seen.problems, [], 'no page error, failed request or request off this machine')
 
   const mail = outboxMail(outbox, email)
   const keyMail = mail.find((m) => /API key is cm_/.test(m.text))

@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import type {
   DepreciationData,
@@ -12,10 +10,8 @@ import type {
   ValuationFactorsData,
 } from '../query/answers.js'
 import { OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
+import { chromiumMissing, openBrowser, screenshot } from './chromium.js'
 import { account, build, demoCalls, freshDir, outboxMail, rows, serve, toCsv, type Served } from './support.js'
-
-const SCREENSHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url))
 
 /** Four voivodeships of the 16: the map has regions with listings and regions without. */
 const REGIONS = ['mazowieckie', 'śląskie', 'pomorskie', 'lubelskie'] as const
@@ -100,15 +96,7 @@ async function explorer(): Promise<void> {
   const grant = async (on = ledger) => (await account(on, `buyer${++accounts}@example.pl`, 1_000)).key
   let accounts = 0
   const outbox = join(ledger, 'outbox')
-  const context = await chromium.launchPersistentContext(freshDir(t), {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  })
-  t.teardown(() => context.close())
-  const page = context.pages()[0] ?? (await context.newPage())
-  const seen = watch(context, page)
-  mkdirSync(SCREENSHOTS, { recursive: true })
+  const { context, page, seen } = await openBrowser(t)
 
   await t.test('the form suggests from the catalogue, keyless', async (t) => {
     await page.goto(`${server.base}/explore`)
@@ -140,9 +128,9 @@ async function explorer(): Promise<void> {
     t.match(await refused.locator('a').getAttribute('href'), /\/register$/, 'with a link to register')
     t.equal(await page.locator(`${panel('valuation-factors')} figure:not([hidden])`).count(), 0, 'and no chart')
     t.equal(await page.locator('#account').innerText(), 'Demo calls left today: 0 of 5.', 'what is left of the demo')
-    await shoot(page, 'explore-keyless-1280')
+    await screenshot(page, 'explore-keyless-1280')
     await page.setViewportSize({ width: 360, height: 800 })
-    await shoot(page, 'explore-keyless-360')
+    await screenshot(page, 'explore-keyless-360')
     t.same(await outOfSight(page), [], 'at 360 px nothing but the charts themselves runs past the screen')
     await page.setViewportSize({ width: 1280, height: 900 })
   })
@@ -189,7 +177,7 @@ async function explorer(): Promise<void> {
       'as the ledger says',
     )
     t.equal(await page.locator(`${panel('price-history')} .credits`).innerText(), '10 credits', "each part's price")
-    await shoot(page, 'explore-key-1280')
+    await screenshot(page, 'explore-key-1280')
 
     await page.getByRole('button', { name: 'Show the market' }).click()
     await finished(page)
@@ -229,7 +217,7 @@ async function explorer(): Promise<void> {
       t.equal(await page.locator(`${panel(part)} figure:not([hidden])`).count(), 0, `${part}: no chart`)
     }
     t.equal(await page.locator('#account').innerText(), 'Credits: 1,000 before this view, 1,000 after it (0 used).')
-    await shoot(page, 'explore-insufficient-data-1280')
+    await screenshot(page, 'explore-insufficient-data-1280')
   })
 
   await t.test('a wrong parameter is shown at the form, a wrong key before anything is called', async (t) => {
@@ -426,10 +414,6 @@ async function finished(page: Page): Promise<void> {
   await page.locator('#view[aria-busy="false"]').waitFor({ state: 'attached' })
 }
 
-function shoot(page: Page, name: string): Promise<Buffer> {
-  return page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
-}
-
 /**
  * Run in the page: what runs past the screen's right edge, other than inside a chart's
  * own box (which scrolls sideways by design below a chart's smallest width).
@@ -439,20 +423,4 @@ async function outOfSight(page: Page): Promise<string[]> {
     .filter((e) => e.getClientRects().length > 0 && e.closest('.chart') === null)
     .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
     .map((e) => e.tagName + (e.id ? '#' + e.id : '') + ': ' + (e.textContent ?? '').slice(0, 40))`)) as string[]
-}
-
-/** Every request of the browser (its address, whether it carried a key) and anything that went wrong. */
-function watch(context: BrowserContext, page: Page) {
-  const problems: string[] = []
-  const requests: { url: string; key: boolean }[] = []
-  context.on('request', (r) => {
-    requests.push({ url: r.url(), key: r.headers()['x-api-key'] !== undefined })
-    if (new URL(r.url()).hostname !== '127.0.0.1') problems.push(`request to ${r.url()}`)
-  })
-  context.on('requestfailed', (r) => {
-    if (r.failure()?.errorText === 'net::ERR_ABORTED') return
-    problems.push(`failed: ${r.url()} (${r.failure()?.errorText})`)
-  })
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  return { problems, requests }
 }

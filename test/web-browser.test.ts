@@ -1,15 +1,9 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t from 'tap'
 import { request } from 'undici'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import { CODES_PER_EMAIL } from '../runtime/registration.js'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
+import { chromiumMissing, openBrowser, screenshot } from './chromium.js'
 import { build, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
-
-const SCREENSHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url))
 
 /**
  * Run in the page: the table cells (of displayed tables, less the header row a narrow
@@ -49,16 +43,7 @@ async function endToEnd(): Promise<void> {
     '--no-request-log',
   ])
   const base = `http://127.0.0.1:${port}`
-  const context = await chromium.launchPersistentContext(freshDir(t), {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  })
-  t.teardown(() => context.close())
-  const page = context.pages()[0] ?? (await context.newPage())
-  const seen = watch(context, page)
-  mkdirSync(SCREENSHOTS, { recursive: true })
-  const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  const { page, seen } = await openBrowser(t)
 
   const mail = (to: string) => outboxMail(outbox, to)
   /** What the API itself answers to a registration body: the message the page must show. */
@@ -88,7 +73,7 @@ async function endToEnd(): Promise<void> {
     await page.goto(`${base}/#plans`)
     t.ok(await page.locator('#plans').isVisible(), 'the anchor scrolls into view')
     await page.goto(`${base}/`)
-    await screenshot('landing')
+    await screenshot(page, 'landing')
   })
 
   await t.test('the API reference renders the operations', async (t) => {
@@ -103,13 +88,13 @@ async function endToEnd(): Promise<void> {
     await page.getByRole('link', { name: 'GET /v1/account/me' }).click()
     t.match(page.url(), /#get-v1-account-me$/, 'the contents link to each operation')
     await page.goto(`${base}/docs`)
-    await screenshot('docs')
+    await screenshot(page, 'docs')
   })
 
   await t.test('registration: a bad address, a wrong code, then the key by e-mail', async (t) => {
     const email = 'anna.nowak@example.pl'
     await page.goto(`${base}/register`)
-    await screenshot('register-1-email')
+    await screenshot(page, 'register-1-email')
     const error = page.locator('#error')
 
     await page.getByLabel('E-mail address').fill('not-an-address')
@@ -121,7 +106,7 @@ async function endToEnd(): Promise<void> {
       "a bad address: the API's message",
     )
     t.equal(await page.getByLabel('E-mail address').getAttribute('aria-invalid'), 'true', 'and the field is marked')
-    await screenshot('register-2-bad-email')
+    await screenshot(page, 'register-2-bad-email')
 
     await page.getByLabel('E-mail address').fill(email)
     await page.getByRole('button', { name: 'Send me a code' }).click()
@@ -131,14 +116,14 @@ async function endToEnd(): Promise<void> {
       await page.locator('#code-step').innerText(),
       `We sent a 6-digit code to ${email}. It is valid for 10 minutes.`,
     )
-    await screenshot('register-3-code')
+    await screenshot(page, 'register-3-code')
     const code = /code is (\d{6})/.exec(mail(email).at(-1)!.text)![1]!
 
     await page.getByLabel('Code from the e-mail').fill(code === '000000' ? '000001' : '000000')
     await page.getByRole('button', { name: 'Create my account' }).click()
     await error.waitFor()
     t.equal(await error.innerText(), 'The code is wrong.', "a wrong code: the API's message")
-    await screenshot('register-4-wrong-code')
+    await screenshot(page, 'register-4-wrong-code')
 
     await page.getByLabel('Code from the e-mail').fill(code)
     await page.getByRole('button', { name: 'Create my account' }).click()
@@ -152,7 +137,7 @@ async function endToEnd(): Promise<void> {
       "  'https://cars.example.test/v1/market/valuation?make=VW&model=Golf&year=2017'",
     ]
     t.match(done, firstCall.join('\n'), 'the first call to make with the key')
-    await screenshot('register-5-done')
+    await screenshot(page, 'register-5-done')
 
     const key = /API key is (cm_[A-Za-z0-9_-]{43})/.exec(mail(email).at(-1)!.text)?.[1]
     t.ok(key, 'the key arrives as a second message')
@@ -182,7 +167,7 @@ async function endToEnd(): Promise<void> {
     await page.locator('#error').waitFor()
     t.equal(await page.locator('#error').innerText(), `Too many registration requests for ${email}; try later.`)
     t.ok(await page.locator('#notice').isHidden())
-    await screenshot('register-6-rate-limit')
+    await screenshot(page, 'register-6-rate-limit')
   })
 
   await t.test('every page fits a narrow screen: every column of every table in sight, the title first', async (t) => {
@@ -204,11 +189,11 @@ async function endToEnd(): Promise<void> {
       const description = page.locator('#get-v1-market-valuation td[data-label="Description"]').first()
       t.ok(await description.isVisible(), `${width} px: the parameters' descriptions show`)
     }
-    await screenshot('docs-narrow')
+    await screenshot(page, 'docs-narrow')
     await page.goto(`${base}/`)
-    await screenshot('landing-narrow')
+    await screenshot(page, 'landing-narrow')
     await page.goto(`${base}/register`)
-    await screenshot('register-narrow')
+    await screenshot(page, 'register-narrow')
     await page.setViewportSize({ width: 1280, height: 900 })
   })
 
@@ -217,31 +202,4 @@ async function endToEnd(): Promise<void> {
     // The browser logs each error answer of the API it was meant to get; nothing else may show.
     t.same(seen.consoleErrors, ['400 /v1/auth/register', '400 /v1/auth/verify', '429 /v1/auth/register'])
   })
-}
-
-/** Everything the pages did that they should not: errors, failures, and any request off 127.0.0.1. */
-function watch(context: BrowserContext, page: Page) {
-  const problems: string[] = []
-  const consoleErrors: string[] = []
-  context.on('request', (r) => {
-    if (new URL(r.url()).hostname !== '127.0.0.1') problems.push(`request to ${r.url()}`)
-  })
-  context.on('requestfailed', (r) => {
-    // The browser's own cancelling: an icon it was still fetching when the test moved to the next page (icons are
-    // no part of a page's load). A failure of the server shows as a reset, an empty answer or an error status.
-    if (r.failure()?.errorText === 'net::ERR_ABORTED') return
-    problems.push(`failed: ${r.url()} (${r.failure()?.errorText})`)
-  })
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  page.on('console', (message) => {
-    if (message.type() !== 'error') return
-    const status = /status of (\d+)/.exec(message.text())?.[1]
-    const url = message.location().url
-    consoleErrors.push(
-      status !== undefined && url.startsWith('http://127.0.0.1')
-        ? `${status} ${new URL(url).pathname}`
-        : `${message.text()} (${url})`,
-    )
-  })
-  return { problems, consoleErrors }
 }

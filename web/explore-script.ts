@@ -6,6 +6,8 @@
  * refusal that has a way out (registration, a top-up) links to it in that part's place.
  */
 export const EXPLORE_SCRIPT = `import { EXPLORER_CHARTS } from '../charts/explorer.js'
+import { signedPct } from '../charts/svg.js'
+import { count } from '../format/amounts.js'
 
 const $ = (id) => document.getElementById(id)
 const form = $('explore')
@@ -16,7 +18,6 @@ const error = $('error')
 const account = $('account')
 const panels = [...document.querySelectorAll('#view .panel')]
 const KEY_STORE = 'carmarket.key'
-const number = (n) => n.toLocaleString('en-US')
 
 // The tab's storage, where a browser allows it (one that blocks it still gets a page that works, forgetting on reload).
 const stored = (change) => {
@@ -125,8 +126,7 @@ const regionsTable = (panel, data) => {
     .sort((a, b) => a.avg_price - b.avg_price)
     .map((r) => {
       const tr = document.createElement('tr')
-      const pct = (r.vs_national_pct > 0 ? '+' : r.vs_national_pct < 0 ? '-' : '') + Math.abs(r.vs_national_pct).toFixed(1) + ' %'
-      tr.append(cell(r.region, false), cell(number(r.avg_price), true), cell(pct, true), cell(number(r.sample_size), true))
+      tr.append(cell(r.region, false), cell(count(r.avg_price), true), cell(signedPct(r.vs_national_pct), true), cell(count(r.sample_size), true))
       return tr
     })
   box.querySelector('tbody').replaceChildren(...rows)
@@ -193,7 +193,7 @@ const atForm = (message, name) => {
   input.focus()
 }
 /** What a key can hold: visible ASCII (a header can carry nothing else, and fetch refuses to try). */
-const KEY_TEXT = /^[\x21-\x7e]+$/
+const KEY_TEXT = /^[\\x21-\\x7e]+$/
 
 const balance = async (key) => {
   const { answer } = await call('/v1/account/me', undefined, key)
@@ -262,20 +262,20 @@ const show = async (key, values) => {
     if (panel === panels[0] && (e.code === 'INVALID_PARAMETER' || Array.isArray(e.suggestions)))
       return atForm(e.message, e.parameter)
     refuse(panel, e)
-    // Past the demo limit or the balance, the parts below would be refused alike: they are not asked.
+    // Past the demo limit, or with a key the API no longer takes, the parts below would be refused alike: not asked.
     if (e.code === 'DEMO_LIMIT_REACHED' || e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_DISABLED') stopped = e
   }
   if (key === '') {
     account.textContent =
       demo === undefined
         ? ''
-        : 'Demo calls left today: ' + number(demo.left) + (demo.quota === undefined ? '' : ' of ' + number(demo.quota)) + '.'
+        : 'Demo calls left today: ' + count(demo.left) + (demo.quota === undefined ? '' : ' of ' + count(demo.quota)) + '.'
     return
   }
   const after = await balance(key)
   account.textContent =
     after.status === 'success'
-      ? 'Credits: ' + number(before) + ' before this view, ' + number(after.data.credits_remaining) + ' after it (' + number(before - after.data.credits_remaining) + ' used).'
-      : 'Credits before this view: ' + number(before) + '.'
+      ? 'Credits: ' + count(before) + ' before this view, ' + count(after.data.credits_remaining) + ' after it (' + count(before - after.data.credits_remaining) + ' used).'
+      : 'Credits before this view: ' + count(before) + '.'
 }
 `

@@ -20,6 +20,8 @@ import { STYLESHEET } from './style.js'
 const HTML = 'text/html; charset=utf-8'
 /** The explorer page's script, by its path among the compiled modules it imports (charts/, format/). */
 const EXPLORE_ENTRY = 'web/explore.js'
+/** Read once: the modules are the code's, the same for every snapshot the pages are rebuilt for. */
+const MODULES = browserModules({ [EXPLORE_ENTRY]: EXPLORE_SCRIPT })
 
 /**
  * The web pages and the files for language-model tooling, each built once from the
@@ -33,11 +35,10 @@ export function webRoutes(
   served?: Served,
 ): [string, (req: IncomingMessage, res: ApiResponse) => void][] {
   const s = site(documentJson, links, demoQuota, served)
-  const modules = browserModules({ [EXPLORE_ENTRY]: EXPLORE_SCRIPT })
   const resources = [
     resource('/', landingPage(s), HTML),
     resource('/register', registerPage(s), HTML),
-    resource('/explore', explorePage(s, modules.module(EXPLORE_ENTRY)), HTML),
+    resource('/explore', explorePage(s, MODULES.module(EXPLORE_ENTRY)), HTML),
     resource('/docs', docsPage(s), HTML),
     resource('/llms.txt', llmsTxt(s), 'text/plain; charset=utf-8'),
     resource('/.well-known/ai-plugin.json', aiPlugin(s), 'application/json; charset=utf-8'),
@@ -46,7 +47,7 @@ export function webRoutes(
     LOGO,
     STYLESHEET,
     REGISTER_SCRIPT,
-    ...modules.resources,
+    ...MODULES.resources,
   ]
   return resources.map((r) => [r.path, (req, res) => serveResource(req, res, r)])
 }

@@ -141,7 +141,7 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 #done-step:focus { outline: none; }
 @media (max-width: 30rem) { .card { border: none; box-shadow: none; padding: 0; } }
 label { display: block; font-weight: 600; margin-bottom: .35rem; }
-input {
+input, select {
   display: block;
   width: 100%;
   font: inherit;
@@ -150,6 +150,7 @@ input {
   border-radius: 8px;
   margin-bottom: .4rem;
 }
+select { background: #fff; }
 input[aria-invalid="true"] { border-color: var(--bad); }
 input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace, Menlo, Consolas, monospace; }
 .hint { color: var(--muted); font-size: .9rem; margin-bottom: 1rem; }
@@ -192,16 +193,6 @@ input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace,
 }
 
 .explore .fields { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: .25rem 1rem; }
-select {
-  display: block;
-  width: 100%;
-  font: inherit;
-  padding: .6rem .75rem;
-  border: 1px solid #94a3b8;
-  border-radius: 8px;
-  margin-bottom: .4rem;
-  background: #fff;
-}
 #key-box { margin: .5rem 0 1rem; }
 #key-box summary { cursor: pointer; font-weight: 600; color: var(--accent); margin-bottom: .5rem; }
 .account { font-weight: 600; min-height: 1.6em; }
