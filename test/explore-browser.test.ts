@@ -106,6 +106,12 @@ async function explorer(): Promise<void> {
     t.same(await options(page, 'models'), ['Golf', 'Polo'], "the make's models, from GET /v1/catalog/models")
     await page.getByLabel('Model').fill('Golf')
     t.same(await options(page, 'years'), ['2017', '2016', '2015'], "the model's years, newest first")
+    await page.waitForLoadState('networkidle')
+    t.equal(
+      seen.requests.filter((r) => new URL(r.url).pathname === '/v1/catalog/models').length,
+      1,
+      "the make's models asked once: leaving its field asks nothing again (nor empties the years)",
+    )
     t.equal(demoCalls(t, ledger), 0, 'the catalogue is not counted against the demo quota')
   })
 

@@ -63,6 +63,8 @@ const call = async (path, params, key) => {
 // Suggestions: the catalogue's makes at once, a make's models (and a model's years) as they are chosen.
 const fill = (list, values) => list.replaceChildren(...values.map((value) => Object.assign(document.createElement('option'), { value: String(value) })))
 let models = []
+// The make whose models are suggested (or on their way): leaving the field after typing it asks nothing again.
+let modelsOf = ''
 let typing
 const suggestMakes = async () => {
   const { answer } = await call('/v1/catalog/makes', undefined, '')
@@ -71,12 +73,19 @@ const suggestMakes = async () => {
 const suggestModels = async () => {
   clearTimeout(typing)
   const make = $('make').value.trim()
+  if (make === modelsOf) return
+  modelsOf = make
   models = []
   fill($('models'), [])
   fill($('years'), [])
   if (make === '') return
   const { answer } = await call('/v1/catalog/models', new URLSearchParams({ make }), '')
-  if (answer.status !== 'success' || $('make').value.trim() !== make) return
+  if (modelsOf !== make) return
+  if (answer.status !== 'success') {
+    // Not found, or not reached: asked again when the field next changes.
+    modelsOf = ''
+    return
+  }
   models = answer.data.models
   fill($('models'), models.map((m) => m.model))
   suggestYears()
