@@ -42,6 +42,10 @@ export interface PoolSettings {
 export function openPool(url: string, settings: PoolSettings): pg.Pool {
   const pool = new pg.Pool({ ...TIMEOUTS, ...connectionConfig(url, settings.synchronousCommit), max: settings.max })
   pool.on('error', settings.onIdleError)
+  // A connection's error reaches the query it fails, or (idle) the handler above; but one checked out with no query
+  // in flight (between a transaction's statements, or taken and not yet used) has neither, and node-postgres throws
+  // it, ending the process. Heard here, for every connection: its next query fails, and its holder drops it.
+  pool.on('connect', (client) => client.on('error', heard))
   return pool
 }
 
@@ -137,3 +141,6 @@ export function unavailability(error: unknown): string | undefined {
   if ('code' in error && typeof error.code === 'string' && NETWORK_CODES.has(error.code)) return error.message
   return CLIENT_FAILURES.some((failure) => failure.test(error.message)) ? error.message : undefined
 }
+
+/** An error of a connection is told by the query it fails; the event itself needs only a listener. */
+function heard(): void {}

@@ -104,9 +104,6 @@ export class PgDebits {
       IDEMPOTENCY.ttlMs,
       IDEMPOTENCY.keysPerAccount,
     ]
-    // A connection that fails fails the query, where that is handled; unheard, the client's error event would be
-    // thrown.
-    client.on('error', ignore)
     const results: (ChargesResult | Promise<ChargesResult>)[] = []
     let rows: Row[]
     try {
@@ -118,7 +115,6 @@ export class PgDebits {
       sorted.forEach((_, n) => (results[order[n]!] = learned.then((found) => found[n]!)))
       return results
     }
-    client.removeListener('error', ignore)
     client.release()
     this.committed()
     try {
@@ -159,8 +155,6 @@ export class PgDebits {
     }
   }
 }
-
-function ignore(): void {}
 
 async function withRetries<T>(send: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {

@@ -122,6 +122,27 @@ t.test(
   },
 )
 
+t.test(
+  'a connection cut while it is checked out between two queries throws nothing: its next query fails, and the pool goes on',
+  async (t) => {
+    const { url, admin } = await migratedDatabase(t)
+    const idleErrors: string[] = []
+    const pool = openPool(url, { max: 2, synchronousCommit: 'on', onIdleError: (e) => idleErrors.push(e.message) })
+    t.teardown(() => pool.end())
+    // Held as the engines hold one: taken, a query, then a moment with no query in flight.
+    const client = await pool.connect()
+    const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!
+    await admin.query('SELECT pg_terminate_backend($1)', [pid])
+    // The server's "terminating connection" reaches the client while nothing listens but the pool's own handler;
+    // unheard, node-postgres throws it out of the socket's event, and the process ends.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await t.rejects(client.query('SELECT 1'), 'the next query on the cut connection fails')
+    client.release(true)
+    t.same((await pool.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }], 'a new connection answers')
+    t.same(idleErrors, [], 'a connection in use is no idle one')
+  },
+)
+
 t.test('a ledger is backed up with pg_dump, not by carmarket', async (t) => {
   const { url } = await migratedDatabase(t)
   const ledger = await openTestLedger(t, url)
