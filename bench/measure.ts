@@ -67,7 +67,7 @@ const { runBuild } = (await import(
 
 async function build(path: string, dir: string) {
   const report = await runBuild({ input: path, snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
-  return { listings: report.listings_kept, keys: report.keys_written }
+  return { listings: report.listings_kept, keys: report.keys_written, report }
 }
 
 const started = performance.now()
