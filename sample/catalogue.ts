@@ -5,7 +5,10 @@ import type { FuelType } from '../format/vocabulary.js'
 export interface ModelSpec {
   /** canonical Polish-market model name, exactly as otomoto writes it */
   readonly name: string
-  /** total listings of this model in a market of about 1.4 million listings (all production years together) */
+  /**
+   * used listings of this model in a market of about 1.4 million listings (all production years together): its
+   * share of the used market, which plan.ts scales to what the new cars and the long tail leave
+   */
   readonly listings: number
   /** first and last production year found on the used market (last at most 2026) */
   readonly years: readonly [number, number]

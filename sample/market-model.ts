@@ -1,25 +1,14 @@
 import { FUEL_TYPES, VOIVODESHIPS, type FuelType } from '../format/vocabulary.js'
 import type { MakeSpec, ModelSpec } from './catalogue.js'
 import type { Random } from './random.js'
+import { ValueCurve } from './value-curve.js'
 
 /**
- * How a sample listing's figures are drawn, calibrated against the reference figures
- * of the Polish market (../shared/design/market-reference.md): prices fall about 11-15%
- * a year over the first decade and flatten after, the interquartile range is 10-25% of
- * the median, mileage grows about 17,500 km a year. For a BMW X6 (new price 420,000 PLN)
- * the curve gives medians near 363k (2024), 235k (2021), 152k (2018), 101k (2015),
- * 67k (2012) and 50k (2009) against the reference's 365k, 240k, 139k, 104k, 60k, 50k.
+ * How a sample listing's figures are drawn: prices on the model's value curve
+ * (value-curve.ts) with a spread whose interquartile range is 10-25% of the median, new
+ * cars at dealer prices, mileage growing about 17,500 km a year, as the reference figures
+ * of the Polish market show (../shared/design/market-reference.md).
  */
-
-/** Value of a car of `age` years as a share of its price at one year old. */
-export function depreciation(age: number, premium: boolean): number {
-  if (age <= 1) return 1 + (1 - age) * 0.12
-  const early = premium ? 0.145 : 0.11
-  const firstDecade = Math.min(age, 10) - 1
-  const second = Math.max(0, Math.min(age, 16) - 10)
-  const late = Math.max(0, age - 16)
-  return Math.max(0.03, Math.exp(-early * firstDecade - 0.12 * second - 0.05 * late))
-}
 
 /** Price of each fuel relative to petrol for the same car. */
 const FUEL_FACTOR: Record<FuelType, number> = {
@@ -31,6 +20,7 @@ const FUEL_FACTOR: Record<FuelType, number> = {
   'Benzyna+LPG': 0.88,
   'Benzyna+CNG': 0.9,
   Wodór: 1,
+  Etanol: 0.95,
 }
 const AUTOMATIC_FACTOR = 1.1
 /** About the mean months since first sighting over a sample's listings. */
@@ -65,7 +55,9 @@ const REGION_SHARES = REGIONS.map((r) => r.share)
 /** What one model's listings are drawn from, prepared once per model. */
 export class ModelDraw {
   readonly fuelWeights: number[]
-  /** Divides out the mix of fuels, gearboxes and imports, so a model-year's median lands on the curve. */
+  private readonly curve: ValueCurve
+  /** Divides out the mix of fuels and gearboxes (and of imports, for used cars), so a model-year's median lands on the curve. */
+  private readonly versionLevel: number
   private readonly mixLevel: number
 
   constructor(
@@ -73,25 +65,36 @@ export class ModelDraw {
     readonly model: ModelSpec,
   ) {
     this.fuelWeights = FUEL_TYPES.map((f) => model.fuels[f] ?? 0)
+    this.curve = new ValueCurve(make, model)
     const total = this.fuelWeights.reduce((s, w) => s + w, 0)
     const fuelLevel = FUEL_TYPES.reduce((s, f, i) => s + (this.fuelWeights[i]! / total) * FUEL_FACTOR[f], 0)
     const gearLevel = 1 + model.automatic * (AUTOMATIC_FACTOR - 1)
-    const importLevel = 1 + importedShare(make.premium, 8) * (IMPORTED_FACTOR - 1)
-    this.mixLevel = fuelLevel * gearLevel * importLevel
+    const importLevel = 1 + importedShare(make.premium, 8, false) * (IMPORTED_FACTOR - 1)
+    this.versionLevel = fuelLevel * gearLevel
+    this.mixLevel = this.versionLevel * importLevel
   }
 
   fuel(random: Random): FuelType {
     return FUEL_TYPES[random.weighted(this.fuelWeights)]!
   }
 
-  /** Kilometres: about 17,500 a year with a wide spread, a few thousand for a new car. */
+  /**
+   * Kilometres of a used car: about 17,500 a year with a wide spread, a few thousand for
+   * one of the current year, never under the 1,000 km below which the build would take a
+   * car that does not give its condition for new (contract 1.2).
+   */
   mileage(random: Random, age: number): number {
     const expected = Math.max(3000, age * 17_500)
-    return Math.round(random.logNormal(expected, 0.3) / 100) * 100
+    return Math.max(1000, Math.round(random.logNormal(expected, 0.3) / 100) * 100)
   }
 
-  imported(random: Random, age: number): boolean {
-    return random.chance(importedShare(this.make.premium, age))
+  /** A new car's odometer: delivery kilometres, 0 to 100. */
+  newMileage(random: Random): number {
+    return random.chance(0.4) ? 0 : random.pick(DELIVERY_KM)
+  }
+
+  imported(random: Random, age: number, isNew: boolean): boolean {
+    return random.chance(importedShare(this.make.premium, age, isNew))
   }
 
   region(random: Random): number {
@@ -118,7 +121,7 @@ export class ModelDraw {
     const expectedMileage = Math.max(3000, listing.age * 17_500)
     const p =
       (this.model.newPrice / this.mixLevel) *
-      depreciation(listing.age, this.make.premium) *
+      this.curve.at(listing.age) *
       FUEL_FACTOR[listing.fuel] *
       (listing.automatic ? AUTOMATIC_FACTOR : 1) *
       (listing.imported ? IMPORTED_FACTOR : 1) *
@@ -129,12 +132,29 @@ export class ModelDraw {
       random.logNormal(1, 0.16)
     return askingPrice(random, Math.max(1500, p))
   }
+
+  /**
+   * A new car's price: the dealer's list price of its version, whatever its age, with the
+   * narrower spread of trims and discounts (dealers do not haggle in their listings).
+   */
+  dealerPrice(random: Random, listing: { fuel: FuelType; automatic: boolean; region: number }): number {
+    const p =
+      ((this.model.newPrice * this.curve.dealer) / this.versionLevel) *
+      FUEL_FACTOR[listing.fuel] *
+      (listing.automatic ? AUTOMATIC_FACTOR : 1) *
+      REGIONS[listing.region]!.factor *
+      random.logNormal(1, 0.08)
+    return askingPrice(random, p)
+  }
 }
 
-/** Imported cars are a larger share of older and of premium cars. */
-function importedShare(premium: boolean, age: number): number {
-  if (age <= 2) return 0.08
-  return premium ? 0.5 : 0.33
+const DELIVERY_KM = [1, 2, 5, 5, 10, 10, 15, 20, 25, 50, 50, 80, 100]
+
+/** Imported cars are about half of the used ones, more of older and of premium cars; few new ones are. */
+function importedShare(premium: boolean, age: number, isNew: boolean): number {
+  if (isNew) return 0.03
+  if (age <= 2) return 0.2
+  return premium ? 0.62 : 0.5
 }
 
 /** Sellers ask round figures: 45,900 or 46,000 rather than 45,873. */
@@ -144,9 +164,11 @@ function askingPrice(random: Random, p: number): number {
 }
 
 /**
- * Relative number of listings of a model by age: mass-market cars peak at about nine years, premium ones are flatter.
+ * Relative number of listings of a model by age: mass-market cars peak at about nine years
+ * and few are listed past 25 (about 5%), so their oldest years have a handful of listings
+ * each; premium ones are flatter.
  */
 export function ageWeight(age: number, premium: boolean): number {
   const a = age + 1
-  return premium ? a ** 0.6 * Math.exp(-a / 14) : a ** 2 * Math.exp(-a / 5)
+  return premium ? a ** 0.6 * Math.exp(-a / 14) : a ** 3 * Math.exp(-a / 3.3)
 }
