@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs'
+import { NameMatcher } from '../format/name-matcher.js'
 import { normalize } from '../format/normalize.js'
 import { BuildError } from './build-error.js'
 import { messageOf } from '../format/message-of.js'
 
 /**
  * The alias table: canonical makes and models with the other spellings that stand for
- * them, and model families. The curated one ships as build/aliases.json; an operator's
- * own file in the same format extends it (`carmarket build --aliases FILE`).
+ * them, and model families. The curated one is build/aliases.json (our names, misspellings,
+ * generations, engine badges, English families) joined with a marketplace's catalogue
+ * (build/otomoto-catalogue.json: every make and model Otomoto lists, with its display name
+ * and URL slug); an operator's own file in the aliases.json format extends it
+ * (`carmarket build --aliases FILE`).
  */
 export interface AliasTable {
   readonly makes: readonly AliasMake[]
@@ -27,21 +31,56 @@ export interface AliasFamily {
 }
 
 export const CURATED_ALIASES = new URL('../../build/aliases.json', import.meta.url)
+export const MARKETPLACE_CATALOGUE = new URL('../../build/otomoto-catalogue.json', import.meta.url)
+
+/** A marketplace's own list of makes and models: what its search form offers, as it displays and slugs them. */
+export interface MarketplaceCatalogue {
+  readonly makes: readonly {
+    readonly name: string
+    readonly slug: string
+    readonly models: readonly { readonly name: string; readonly slug: string }[]
+  }[]
+}
+
+/** The table the build resolves names with: the curated aliases and the marketplace catalogue, or an operator's extension of it. */
+export function curatedTable(extension?: string): AliasTable {
+  const curated = withCatalogue(loadAliasTable(CURATED_ALIASES), loadCatalogue(MARKETPLACE_CATALOGUE))
+  const table = extension === undefined ? curated : extendAliasTable(curated, loadAliasTable(extension))
+  checkTable(table, extension ?? String(CURATED_ALIASES))
+  return table
+}
 
 /** Reads and checks an alias table file; a mistake names the file and the entry. */
 export function loadAliasTable(path: string | URL): AliasTable {
-  let json: unknown
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'))
-  } catch (error) {
-    throw new BuildError('invalid_alias_table', `cannot read the alias table ${String(path)}: ${messageOf(error)}`)
-  }
-  return parseAliasTable(json, String(path))
+  return parseAliasTable(readJson(path, 'alias table'), String(path))
 }
 
-export function parseAliasTable(json: unknown, source: string): AliasTable {
+/** Reads and checks a marketplace catalogue file (MarketplaceCatalogue); a mistake names the file and the entry. */
+export function loadCatalogue(path: string | URL): MarketplaceCatalogue {
+  const { top, record, name, list } = reader(readJson(path, 'catalogue'), `catalogue ${String(path)}`)
+  const named = (x: unknown, where: string) => {
+    const entry = record(x, where)
+    return { entry, name: name(entry.name, `${where}.name`), slug: name(entry.slug, `${where}.slug`) }
+  }
+  const makes = list(top.makes, 'makes', (x, at) => {
+    const make = named(x, at)
+    return { name: make.name, slug: make.slug, models: list(make.entry.models, `${at}.models`, named) }
+  })
+  return { makes }
+}
+
+function readJson(path: string | URL, what: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new BuildError('invalid_alias_table', `cannot read the ${what} ${String(path)}: ${messageOf(error)}`)
+  }
+}
+
+/** Readers of a JSON file's parts that name the file and the entry of a mistake. */
+function reader(json: unknown, source: string) {
   const fail = (where: string, what: string): never => {
-    throw new BuildError('invalid_alias_table', `alias table ${source}: ${where} ${what}`)
+    throw new BuildError('invalid_alias_table', `${source}: ${where} ${what}`)
   }
   const record = (x: unknown, where: string): Record<string, unknown> =>
     typeof x === 'object' && x !== null && !Array.isArray(x)
@@ -55,8 +94,11 @@ export function parseAliasTable(json: unknown, source: string): AliasTable {
       : Array.isArray(x)
         ? x.map((e, i) => item(e, `${where}[${i}]`))
         : fail(where, 'must be an array')
+  return { top: record(json, 'the file'), fail, record, name, list }
+}
 
-  const top = record(json, 'the file')
+export function parseAliasTable(json: unknown, source: string): AliasTable {
+  const { top, fail, record, name, list } = reader(json, `alias table ${source}`)
   const makes = list(top.makes, 'makes', (m, at) => {
     const make = record(m, at)
     return {
@@ -102,6 +144,80 @@ export function extendAliasTable(base: AliasTable, extra: AliasTable): AliasTabl
     )
   }
   return { makes: [...makes.values()] }
+}
+
+/**
+ * The curated table joined with a marketplace's catalogue (contract 3.1): every make and
+ * model of the catalogue is a canonical name of its own, with its display name and slug as
+ * aliases; where the curated table already names it (the same name but for case, spacing
+ * or word order: `Rapid` for `RAPID`), the curated name stays canonical and gains the
+ * catalogue's spellings. A catalogue entry is claimed by its own name written the same
+ * (case aside) first, so that `Ka` goes to `KA` and leaves `Ka+` a model of its own.
+ */
+export function withCatalogue(curated: AliasTable, catalogue: MarketplaceCatalogue): AliasTable {
+  const makeMatcher = new NameMatcher<AliasMake>()
+  for (const make of curated.makes) for (const spelling of [make.name, ...make.aliases]) makeMatcher.add(spelling, make)
+  const makes = new Map(curated.makes.map((m) => [m, m]))
+  for (const entry of catalogue.makes) {
+    const known = makeMatcher.find(entry.name) ?? makeMatcher.find(entry.slug)
+    const base = (known && makes.get(known)) ?? { name: entry.name, aliases: [], models: [], families: [] }
+    const models = claimModels(base.models, entry.models)
+    const make: AliasMake = { ...base, aliases: union(base.aliases, [entry.name, entry.slug]), models }
+    makes.set(known ?? make, make)
+  }
+  return { makes: [...makes.values()] }
+}
+
+/** A make's curated models with the catalogue's joined in (withCatalogue). */
+function claimModels(
+  curated: readonly AliasModel[],
+  listed: readonly { readonly name: string; readonly slug: string }[],
+): AliasModel[] {
+  const claimed = new Map<AliasModel, AliasModel>()
+  const claim = (entry: { name: string; slug: string }, model: AliasModel | undefined) => {
+    if (model === undefined || claimed.has(model)) return false
+    claimed.set(model, { name: model.name, aliases: union(model.aliases, [entry.name, entry.slug]) })
+    return true
+  }
+  const byText = new Map(curated.map((m) => [m.name.toLowerCase(), m]))
+  const rest = listed.filter(
+    (e) => !claim(e, byText.get(e.name.toLowerCase())) && !claim(e, byText.get(e.slug.toLowerCase())),
+  )
+  const matcher = new NameMatcher<AliasModel>()
+  for (const model of curated) matcher.add(model.name, model)
+  const own: AliasModel[] = []
+  for (const e of rest) {
+    if (!claim(e, matcher.find(e.name) ?? matcher.find(e.slug))) own.push({ name: e.name, aliases: [e.slug] })
+  }
+  return [...curated.map((m) => claimed.get(m) ?? m), ...own]
+}
+
+/**
+ * Refuses a table that would fold models it keeps apart: an alias written as another model
+ * of its make (`X5 M` as an alias of `X5`, where `X5 M` is a model), or one alias of two
+ * models. Families pool models; aliases never do.
+ */
+function checkTable(table: AliasTable, source: string): void {
+  for (const make of table.makes) {
+    const owner = new Map<string, string>()
+    for (const model of make.models) owner.set(normalize(model.name), model.name)
+    const aliasOf = new Map<string, string>()
+    for (const model of make.models) {
+      const own = normalize(model.name)
+      for (const alias of model.aliases) {
+        const key = normalize(alias)
+        if (key === own) continue
+        const other = owner.get(key) ?? aliasOf.get(key)
+        if (other !== undefined && other !== model.name)
+          throw new BuildError(
+            'invalid_alias_table',
+            `alias table ${source}: ${make.name} ${model.name} has the alias "${alias}", which names ${make.name} ` +
+              `${other}; models are kept apart (a family may pool them)`,
+          )
+        aliasOf.set(key, model.name)
+      }
+    }
+  }
 }
 
 function union(a: readonly string[], b: readonly string[]): string[] {

@@ -21,6 +21,8 @@ export type BuildErrorCode =
   | 'unclosed_quote'
   /** No row passed validation, or more than the allowed share was rejected. */
   | 'too_many_rejected'
+  /** Every listing kept is a new car: there is no used-car market to describe. */
+  | 'no_used_listings'
   /** The new snapshot holds far fewer listings or keys than the current one (--allow-shrink publishes it). */
   | 'market_shrank'
   /** The alias table cannot be read or is not one. */

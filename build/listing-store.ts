@@ -14,6 +14,7 @@ const COLUMN_TYPES = {
   gearbox: Uint8Array,
   imported: Uint8Array,
   voivodeship: Uint8Array,
+  condition: Uint8Array,
   active: Uint8Array,
   firstSeen: Int32Array,
   lastSeen: Int32Array,
@@ -75,6 +76,7 @@ export class ListingStore implements Columns {
   gearbox = new Uint8Array(0)
   imported = new Uint8Array(0)
   voivodeship = new Uint8Array(0)
+  condition = new Uint8Array(0)
   active = new Uint8Array(0)
   firstSeen = new Int32Array(0)
   lastSeen = new Int32Array(0)
@@ -94,6 +96,7 @@ export class ListingStore implements Columns {
     this.gearbox[i] = listing.gearbox
     this.imported[i] = listing.imported
     this.voivodeship[i] = listing.voivodeship
+    this.condition[i] = listing.condition
     this.active[i] = listing.active ? 1 : 0
     this.firstSeen[i] = listing.firstSeen
     this.lastSeen[i] = listing.lastSeen
@@ -162,10 +165,11 @@ export class ListingStore implements Columns {
   }
 }
 
-/** What became of each validated row: kept, or dropped and why. */
+/** What became of each validated row: kept (a used car), set apart as a new car, or dropped and why. */
 export const KEPT = 0
 export const REJECTED = 1
 export const DUPLICATE = 2
+export const NEW_CAR = 3
 
 /**
  * The as-of date when the build was not given one: the greatest last_seen among kept

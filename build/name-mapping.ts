@@ -1,5 +1,6 @@
+import { NameLookup } from '../format/name-matcher.js'
 import { normalize } from '../format/normalize.js'
-import type { FamilyNames, MakeNames, ModelNames, NameIndex } from '../format/schema.js'
+import type { FamilyNames, MakeNames, ModelNames, NameIndex, UnlistedMake } from '../format/schema.js'
 import type { AliasMake, AliasTable } from './alias-table.js'
 import type { Spellings } from './listing-store.js'
 import type { ModelListings } from './statistics.js'
@@ -11,167 +12,238 @@ export interface CanonicalNames {
   /** Canonical model index of each model spelling id (-1 likewise). */
   readonly modelOf: Int32Array
   readonly makes: readonly string[]
-  readonly models: readonly { readonly make: number; readonly name: string }[]
+  /** `curated`: a name of the alias table, rather than one made from the export's spellings. */
+  readonly models: readonly { readonly make: number; readonly name: string; readonly curated: boolean }[]
 }
 
 /**
  * Maps every spelling of the export onto a canonical name (data contract 3.1), weighing
- * spellings by `counts`, their kept listings: the
- * alias table first (canonical names and aliases, compared after normalize); otherwise
- * spellings equal after normalize are one name, written as its most frequent spelling.
+ * spellings by `counts`, their kept listings. The alias table first, as a request's names
+ * are resolved (contract 4, steps 1-3: a canonical name, the same name written otherwise,
+ * an alias, display names and slugs included); a spelling the table does not know joins
+ * the others written the same but for case, spacing and word order, and their canonical
+ * name is the most frequent of them (canonicalName).
  */
 export function mapNames(
   spellings: Spellings,
   counts: { readonly make: Uint32Array; readonly model: Uint32Array },
   table: AliasTable,
 ): CanonicalNames {
-  const tableMakes = new Map<string, AliasMake>()
-  for (const make of table.makes) {
-    for (const spelling of [make.name, ...make.aliases]) tableMakes.set(normalize(spelling), make)
-  }
-
+  const tableMakes = makeLookup(table)
   const makes = new Canonicalizer()
-  const makeOf = new Int32Array(spellings.makeSpellings.length).fill(-1)
+  const makeGroup = new Int32Array(spellings.makeSpellings.length).fill(-1)
+  const tableMakeOf = new Map<number, AliasMake>()
   spellings.makeSpellings.forEach((spelling, id) => {
     const count = counts.make[id]!
     if (count === 0) return
-    const key = normalize(spelling)
-    const known = tableMakes.get(key)
-    makeOf[id] = known === undefined ? makes.group(key, spelling, count) : makes.fixed(known.name)
+    const known = tableMakes.find(spelling)?.value
+    makeGroup[id] = known === undefined ? makes.group('', spelling, count) : makes.fixed('', known.name)
+    if (known !== undefined) tableMakeOf.set(makeGroup[id]!, known)
   })
-  const makeNames = makes.names()
+  const makeNames = makes.finish()
+  const makeOf = makeGroup.map((g) => (g < 0 ? -1 : makeNames.indexOf(g)))
 
-  const modelTables = new Map<number, Map<string, string>>()
-  makeNames.forEach((name, index) => {
-    const entry = tableMakes.get(normalize(name))
-    if (entry !== undefined) modelTables.set(index, modelLookup(entry))
-  })
+  const modelTables = new Map<number, NameLookup<string>>()
+  for (const [group, entry] of tableMakeOf) modelTables.set(makeNames.indexOf(group), modelLookup(entry))
 
   const models = new Canonicalizer()
-  const modelMake: number[] = []
-  const modelOf = new Int32Array(spellings.modelSpellings.length).fill(-1)
+  const modelGroup = new Int32Array(spellings.modelSpellings.length).fill(-1)
+  const groupMake = new Map<number, number>()
   spellings.modelSpellings.forEach((spelling, id) => {
     const count = counts.model[id]!
     if (count === 0) return
     const make = makeOf[spellings.modelSpellingMake[id]!]!
-    const key = `${make}\u0000${normalize(spelling)}`
-    const known = modelTables.get(make)?.get(normalize(spelling))
-    const index =
-      known === undefined ? models.group(key, spelling, count) : models.fixed(`${make}\u0000${known}`, known)
-    modelOf[id] = index
-    modelMake[index] = make
+    const known = modelTables.get(make)?.find(spelling)?.value
+    const group = known === undefined ? models.group(String(make), spelling, count) : models.fixed(String(make), known)
+    modelGroup[id] = group
+    groupMake.set(group, make)
   })
+  const modelNames = models.finish()
+  const modelMake: number[] = []
+  for (const [group, make] of groupMake) modelMake[modelNames.indexOf(group)] = make
   return {
     makeOf,
-    modelOf,
-    makes: makeNames,
-    models: models.names().map((name, i) => ({ make: modelMake[i]!, name })),
+    modelOf: modelGroup.map((g) => (g < 0 ? -1 : modelNames.indexOf(g))),
+    makes: makeNames.names,
+    models: modelNames.names.map((name, i) => ({ make: modelMake[i]!, name, curated: modelNames.fixed(i) })),
   }
 }
 
-/**
- * normalized spelling -> canonical model of one make of the table: its models, their
- * aliases, and a family that stands for a single model (an export may write `C-Class`).
- */
-function modelLookup(make: AliasMake): Map<string, string> {
-  const lookup = new Map<string, string>()
-  for (const family of make.families) {
-    if (family.models.length === 1) lookup.set(normalize(family.name), family.models[0]!)
+/** The table's makes by their names and aliases, as an export's make spellings are resolved. */
+export function makeLookup(table: AliasTable): NameLookup<AliasMake> {
+  const lookup = new NameLookup<AliasMake>()
+  for (const make of table.makes) {
+    lookup.name(make.name, make)
+    for (const alias of make.aliases) lookup.alias(alias, make)
   }
-  for (const model of make.models) {
-    for (const alias of model.aliases) lookup.set(normalize(alias), model.name)
-  }
-  for (const model of make.models) lookup.set(normalize(model.name), model.name)
   return lookup
 }
 
 /**
- * Assigns canonical indexes: a name fixed by the alias table, or a group of spellings
- * equal after normalize, named after its most frequent spelling (ties: the first in
- * code-point order, so the result does not depend on the file's order).
+ * The models of one make of the table, for an export's spellings: their names and
+ * aliases, and a family that stands for a single model (an export may write `C-Class`).
+ */
+export function modelLookup(make: AliasMake): NameLookup<string> {
+  const lookup = new NameLookup<string>()
+  for (const model of make.models) {
+    lookup.name(model.name, model.name)
+    for (const alias of model.aliases) lookup.alias(alias, model.name)
+  }
+  for (const family of make.families) {
+    if (family.models.length === 1) lookup.alias(family.name, family.models[0]!)
+  }
+  return lookup
+}
+
+/**
+ * The canonical name of spellings the table does not know (contract 3.1): the most
+ * frequent one not written all in lower case, or, when every one is, the most frequent
+ * with the first letter of each word upper-cased (`aston-martin` becomes `Aston-Martin`).
+ * Ties go to the first in code-point order, so the name does not depend on the file's order.
+ */
+export function canonicalName(counts: ReadonlyMap<string, number>): string {
+  let best = ''
+  let bestCount = -1
+  let lower = true
+  for (const [spelling, count] of counts) {
+    const isLower = spelling === spelling.toLowerCase()
+    if (lower && !isLower) {
+      lower = false
+      bestCount = -1
+    }
+    if (isLower && !lower) continue
+    if (count > bestCount || (count === bestCount && spelling < best)) {
+      best = spelling
+      bestCount = count
+    }
+  }
+  return lower
+    ? best.replace(/(^|[^\p{L}\p{N}])(\p{L})/gu, (_, before: string, letter: string) => before + letter.toUpperCase())
+    : best
+}
+
+/**
+ * Groups spellings into canonical names within scopes (a make's models, or the makes): a
+ * name fixed by the alias table, or spellings equal but for case, spacing and word order
+ * (as NameMatcher compares: `370 Z` and `370Z`, `e-klasa` and `klasa-e` are one), which
+ * are joined whenever a spelling links two groups. Groups get their final indexes when
+ * every spelling is in (finish).
  */
 class Canonicalizer {
-  private readonly index = new Map<string, number>()
+  private readonly byKey = new Map<string, number>()
+  private readonly parent: number[] = []
+  private readonly scopes: string[] = []
   private readonly fixedNames: (string | undefined)[] = []
   private readonly counts: Map<string, number>[] = []
 
-  fixed(key: string, name = key): number {
-    const index = this.slot(key)
-    this.fixedNames[index] = name
-    return index
+  fixed(scope: string, name: string): number {
+    const group = this.slot(scope, `=${name}`)
+    this.fixedNames[group] = name
+    return group
   }
 
-  group(key: string, spelling: string, count: number): number {
-    const index = this.slot(key)
-    const counts = this.counts[index]!
+  group(scope: string, spelling: string, count: number): number {
+    const key = normalize(spelling)
+    const compact = this.slot(scope, ` ${key.replace(/ /g, '')}`)
+    const ordered = this.slot(scope, `~${key.split(' ').sort().join(' ')}`)
+    const group = this.join(compact, ordered)
+    const counts = this.counts[group]!
     counts.set(spelling, (counts.get(spelling) ?? 0) + count)
-    return index
+    return group
   }
 
-  names(): string[] {
-    return this.counts.map((counts, i) => {
-      const fixed = this.fixedNames[i]
-      if (fixed !== undefined) return fixed
-      let best = ''
-      let bestCount = -1
-      for (const [spelling, count] of counts) {
-        if (count > bestCount || (count === bestCount && spelling < best)) {
-          best = spelling
-          bestCount = count
-        }
-      }
-      return best
-    })
-  }
-
-  private slot(key: string): number {
-    let index = this.index.get(key)
-    if (index === undefined) {
-      index = this.counts.push(new Map()) - 1
-      this.index.set(key, index)
+  /**
+   * The canonical names, and the index among them of each group `fixed` or `group` gave.
+   * Groups of one scope that come out with the same name are one (a spelling the table's
+   * matching found ambiguous, named like a table name), so no key is written twice.
+   */
+  finish(): { readonly names: string[]; indexOf(group: number): number; fixed(index: number): boolean } {
+    const index = new Map<number, number>()
+    const byName = new Map<string, number>()
+    const names: string[] = []
+    for (let group = 0; group < this.parent.length; group++) {
+      if (this.root(group) !== group || (this.counts[group]!.size === 0 && this.fixedNames[group] === undefined))
+        continue
+      const name = this.fixedNames[group] ?? canonicalName(this.counts[group]!)
+      const key = `${this.scopes[group]}\u0000${name}`
+      if (!byName.has(key)) byName.set(key, names.push(name) - 1)
+      index.set(group, byName.get(key)!)
     }
-    return index
+    const fixed = new Set<number>()
+    for (const [group, at] of index) if (this.fixedNames[group] !== undefined) fixed.add(at)
+    return { names, indexOf: (group) => index.get(this.root(group))!, fixed: (at) => fixed.has(at) }
+  }
+
+  private slot(scope: string, key: string): number {
+    let group = this.byKey.get(`${scope}\u0000${key}`)
+    if (group === undefined) {
+      group = this.parent.push(this.parent.length) - 1
+      this.counts.push(new Map())
+      this.scopes.push(scope)
+      this.byKey.set(`${scope}\u0000${key}`, group)
+    }
+    return this.root(group)
+  }
+
+  private root(group: number): number {
+    while (this.parent[group] !== group) group = this.parent[group] = this.parent[this.parent[group]!]!
+    return group
+  }
+
+  /** Joins two groups into the lower one, their counts added. */
+  private join(a: number, b: number): number {
+    if (a === b) return a
+    const [keep, gone] = a < b ? [a, b] : [b, a]
+    this.parent[gone] = keep
+    for (const [spelling, count] of this.counts[gone]!) {
+      this.counts[keep]!.set(spelling, (this.counts[keep]!.get(spelling) ?? 0) + count)
+    }
+    this.counts[gone]!.clear()
+    return keep
   }
 }
 
 /**
  * The name index the runtime resolves requests with: every canonical make and model
- * with listings (and the years they have), the table's aliases of those, and the
- * families whose models have listings.
+ * with listings (and the years they have), every name and alias the table knows of the
+ * make, listed or not, and the families whose models have listings.
  */
 export function nameIndex(
   names: CanonicalNames,
   listings: ReadonlyMap<number, ModelListings>,
   table: AliasTable,
 ): NameIndex {
-  const tableMakes = new Map(table.makes.map((m) => [normalize(m.name), m]))
+  const tableMakes = new Map(table.makes.map((m) => [m.name, m]))
   const makes: MakeNames[] = names.makes.map((make, makeIndex) => {
-    const entry = tableMakes.get(normalize(make))
+    const entry = tableMakes.get(make)
+    tableMakes.delete(make)
     const models = names.models
       .map((m, index) => ({ ...m, index }))
       .filter((m) => m.make === makeIndex)
       .map((m): ModelNames => ({ name: m.name, ...listings.get(m.index)! }))
       .sort((a, b) => a.name.localeCompare(b.name, 'pl'))
     const byName = new Map(models.map((m) => [m.name, m]))
-    const modelAliases: [string, string][] = []
-    for (const model of entry?.models ?? []) {
-      if (!byName.has(model.name)) continue
-      for (const alias of model.aliases) modelAliases.push([normalize(alias), model.name])
-    }
     const families: FamilyNames[] = []
+    const unlisted: string[] = []
     for (const family of entry?.families ?? []) {
       const members = family.models.filter((m) => byName.has(m))
-      if (members.length === 0) continue
+      if (members.length === 0) {
+        unlisted.push(family.name)
+        continue
+      }
       const familyYears = [...new Set(members.flatMap((m) => byName.get(m)!.years))].sort((a, b) => a - b)
       families.push({ name: family.name, models: members, years: familyYears })
     }
+    for (const model of entry?.models ?? []) if (!byName.has(model.name)) unlisted.push(model.name)
     return {
       name: make,
-      aliases: (entry?.aliases ?? []).map(normalize),
+      aliases: entry?.aliases ?? [],
       models,
-      model_aliases: modelAliases,
+      model_aliases: (entry?.models ?? []).flatMap((m) => m.aliases.map((alias) => [alias, m.name] as const)),
       families,
+      unlisted,
     }
   })
-  return { makes: makes.sort((a, b) => a.name.localeCompare(b.name, 'pl')) }
+  const unlistedMakes: UnlistedMake[] = [...tableMakes.values()].map((m) => ({ name: m.name, aliases: m.aliases }))
+  return { makes: makes.sort((a, b) => a.name.localeCompare(b.name, 'pl')), unlisted_makes: unlistedMakes }
 }

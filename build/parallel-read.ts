@@ -4,7 +4,7 @@ import { BuildError, type BuildErrorCode } from './build-error.js'
 import { detectFormat, type ExportFormat } from './export-reader.js'
 import { ListingStore, type StorePart } from './listing-store.js'
 import { RecordSplitter } from './record-splitter.js'
-import type { RejectionReason, ValidationRules } from './validate.js'
+import type { IgnoredValues, RejectionReason, ValidationRules } from './validate.js'
 
 /** What a parse worker is started with. */
 export interface WorkerSetup {
@@ -28,6 +28,7 @@ export type WorkerMessage =
       readonly pieceRows: readonly number[]
       readonly rowsRead: number
       readonly rejected: Partial<Record<RejectionReason, number>>
+      readonly ignored: IgnoredValues
       readonly conversions: Readonly<Record<string, number>>
       /** Rows rejected as unsupported_currency, by their currency. */
       readonly unrated: Readonly<Record<string, number>>
@@ -50,6 +51,8 @@ export interface ReadResult {
   readonly format: ExportFormat | undefined
   readonly rowsRead: number
   readonly rejected: Partial<Record<RejectionReason, number>>
+  /** Values dropped from kept rows, by column (contract 1.1). */
+  readonly ignored: IgnoredValues
   readonly conversions: Record<string, number>
   /** Rows rejected as unsupported_currency, by their currency. */
   readonly unrated: Record<string, number>
@@ -78,7 +81,15 @@ export async function readInParallel(
   const iterator = bytes[Symbol.asyncIterator]()
   const head = await readHead(iterator)
   if (head === undefined)
-    return { format: undefined, rowsRead: 0, rejected: {}, conversions: {}, unrated: {}, store: new ListingStore() }
+    return {
+      format: undefined,
+      rowsRead: 0,
+      rejected: {},
+      ignored: {},
+      conversions: {},
+      unrated: {},
+      store: new ListingStore(),
+    }
   const setup: WorkerSetup = { format: head.format, header: head.header, fx: [...rules.fx], maxYear: rules.maxYear }
   const pool = Array.from({ length: workers }, () => new ParseWorker(setup, onProgress))
   try {
@@ -139,21 +150,26 @@ function merge(results: readonly Done[], pieces: number) {
     ranges.push([k, results[k]!.pieceRows[next[k]!++]!])
   }
   const rejected: Partial<Record<RejectionReason, number>> = {}
+  const ignored: IgnoredValues = {}
   const conversions: Record<string, number> = {}
   const unrated: Record<string, number> = {}
   let rowsRead = 0
   for (const result of results) {
     rowsRead += result.rowsRead
-    for (const [reason, n] of Object.entries(result.rejected) as [RejectionReason, number][])
-      rejected[reason] = (rejected[reason] ?? 0) + n
-    for (const [code, n] of Object.entries(result.conversions)) conversions[code] = (conversions[code] ?? 0) + n
-    for (const [code, n] of Object.entries(result.unrated)) unrated[code] = (unrated[code] ?? 0) + n
+    addCounts(rejected, result.rejected)
+    addCounts(ignored, result.ignored)
+    addCounts(conversions, result.conversions)
+    addCounts(unrated, result.unrated)
   }
   const store = ListingStore.merge(
     results.map((r) => r.part),
     ranges,
   )
-  return { rowsRead, rejected, conversions, unrated, store }
+  return { rowsRead, rejected, ignored, conversions, unrated, store }
+}
+
+function addCounts<K extends string>(into: Partial<Record<K, number>>, counts: Partial<Record<K, number>>): void {
+  for (const [key, n] of Object.entries(counts) as [K, number][]) into[key] = (into[key] ?? 0) + n
 }
 
 type Done = Extract<WorkerMessage, { kind: 'done' }>

@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import { renderAnswer } from '../format/rendered.js'
-import { KEY_OPERATIONS, type Target } from '../format/schema.js'
-import { BuildError } from './build-error.js'
+import { StoredAnswer, renderAnswer } from '../format/rendered.js'
+import { KEY_OPERATIONS, type AnswerRecords, type Operation, type Target } from '../format/schema.js'
+import { answerProblem } from '../query/answer-consistency.js'
+import { BuildError, type BuildErrorCode } from './build-error.js'
 import { StatisticsBuilder, type GroupedRows, type KeyStatistics, type YearMedian } from './statistics.js'
 
 /** One key to compute: a model or family, the canonical models it pools, a production year. */
@@ -31,7 +32,13 @@ export interface StatisticsWorkerSetup {
 export type StatisticsMessage =
   | { readonly kind: 'keys'; readonly keys: readonly RenderedKey[] }
   | { readonly kind: 'done' }
-  | { readonly kind: 'failed'; readonly message: string; readonly stack: string | undefined }
+  | {
+      readonly kind: 'failed'
+      readonly message: string
+      readonly stack: string | undefined
+      /** The code of a BuildError (an expected failure); undefined for any other error. */
+      readonly code: BuildErrorCode | undefined
+    }
 
 /** Keys a worker sends at a time: few messages, and the main thread never waits long for one. */
 export const BATCH_KEYS = 128
@@ -43,10 +50,33 @@ export function renderKey(key: KeyStatistics): RenderedKey {
   return {
     target: key.target,
     year: key.year,
-    answers: KEY_OPERATIONS.map((operation) => renderAnswer(operation, key.records[operation])),
+    answers: KEY_OPERATIONS.map((operation) => checkedAnswer(operation, key.records[operation], key.target, key.year)),
     columns: key.columns,
     medians: key.medians,
   }
+}
+
+const checker = new StoredAnswer()
+
+/**
+ * An operation's record rendered and read back as the runtime will read it (contract 2:
+ * every answer is checked as it is written, not a sample): JSON in every variant, finite
+ * numbers only, figures that agree with each other. A figure gone wrong fails the build
+ * here, naming its key, and nothing is published.
+ */
+export function checkedAnswer<O extends Operation>(
+  operation: O,
+  record: AnswerRecords[O],
+  target: Target,
+  year: number,
+): Buffer {
+  const bytes = renderAnswer(operation, record)
+  const problem = answerProblem(checker, bytes, operation)
+  if (problem !== undefined) {
+    const key = `${target.make} ${target.name}${year === 0 ? '' : ` ${year}`}`
+    throw new BuildError('unsound_snapshot', `the ${operation} answer of ${key} would be wrong: ${problem}`)
+  }
+  return bytes
 }
 
 /**
@@ -74,7 +104,11 @@ export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]):
   worker.on('message', (message: StatisticsMessage) => {
     if (message.kind === 'keys') inbox.push(message.keys)
     else if (message.kind === 'done') done = true
-    else failure = new BuildError('statistics_failed', `computing the statistics failed: ${message.message}`)
+    else
+      failure = new BuildError(
+        message.code ?? 'statistics_failed',
+        message.code === undefined ? `computing the statistics failed: ${message.message}` : message.message,
+      )
     wake?.()
   })
   worker.on('error', (error) => {

@@ -72,7 +72,16 @@ async function main(format: ExportFormat) {
   if (late > 0) pieceRows[pieceRows.length - 1] = (pieceRows.at(-1) ?? 0) + late
   const { part, transfer } = store.part()
   port.postMessage(
-    { kind: 'done', part, pieceRows, rowsRead: rows, rejected, conversions, unrated } satisfies WorkerMessage,
+    {
+      kind: 'done',
+      part,
+      pieceRows,
+      rowsRead: rows,
+      rejected,
+      ignored: validator.ignored,
+      conversions,
+      unrated,
+    } satisfies WorkerMessage,
     transfer,
   )
 }

@@ -4,7 +4,7 @@ import { latestYear } from '../format/bounds.js'
 import { dayNumber, isoDate, yearOfDay } from '../format/calendar.js'
 import { CODE_VERSION } from '../format/code-version.js'
 import { SCHEMA_VERSION, type Manifest } from '../format/schema.js'
-import { CURATED_ALIASES, extendAliasTable, loadAliasTable } from './alias-table.js'
+import { curatedTable } from './alias-table.js'
 import { BuildError } from './build-error.js'
 import { currencyWarning, type BuildWarning } from './build-warnings.js'
 import type { ExportFormat } from './export-reader.js'
@@ -18,7 +18,7 @@ import { openSource } from './source.js'
 import { renderedKeys } from './parallel-statistics.js'
 import { checkShrink } from './shrink-guard.js'
 import { StatisticsBuilder, groupRows } from './statistics.js'
-import type { RejectionReason } from './validate.js'
+import type { IgnoredValues, RejectionReason } from './validate.js'
 import { verifySnapshot, writeSnapshot } from './snapshot-writer.js'
 
 export interface BuildOptions {
@@ -57,7 +57,14 @@ export interface BuildReport {
   readonly rows_rejected: number
   readonly rejected_by_reason: Readonly<Partial<Record<RejectionReason, number>>>
   readonly duplicates_dropped: number
+  /** Used listings after de-duplication. */
   readonly listings_kept: number
+  /** New cars, set apart from every figure (contract 1.2). */
+  readonly new_listings: number
+  /** Used listings whose make and model the alias table names (the rest are named after their spellings). */
+  readonly listings_named_by_table: number
+  /** Unrecognised values of optional columns that did not reject their rows, by column (contract 1.1). */
+  readonly values_ignored: IgnoredValues
   readonly currency_conversions: Readonly<Record<string, number>>
   readonly keys_written: number
   readonly makes: number
@@ -70,6 +77,8 @@ export interface BuildReport {
 }
 
 export const DEFAULT_MAX_REJECTED_SHARE = 0.5
+/** Answers a build reads back once its snapshot is written (it checked every one as it wrote it). */
+const VERIFIED_SAMPLES = 1000
 
 /**
  * Reads an export, cleans it, resolves its names, computes every statistic and
@@ -77,10 +86,7 @@ export const DEFAULT_MAX_REJECTED_SHARE = 0.5
  */
 export async function runBuild(options: BuildOptions): Promise<BuildReport> {
   const started = performance.now()
-  const table =
-    options.aliases === undefined
-      ? loadAliasTable(CURATED_ALIASES)
-      : extendAliasTable(loadAliasTable(CURATED_ALIASES), loadAliasTable(options.aliases))
+  const table = curatedTable(options.aliases)
   let givenAsOf: number | undefined
   if (options.asOf !== undefined) {
     givenAsOf = /^\d{4}-\d{2}-\d{2}$/.test(options.asOf) ? dayNumber(options.asOf) : undefined
@@ -102,10 +108,10 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       () => progress({ phase: 'read', done: source.bytesRead(), total: source.totalBytes }),
     )
     progress({ phase: 'read', done: source.bytesRead(), total: source.bytesRead() })
-    const { format, rowsRead, store, rejected, conversions, unrated } = read
+    const { format, rowsRead, store, rejected, ignored, conversions, unrated } = read
     if (format === undefined || rowsRead === 0)
       throw new BuildError('empty_export', `the export ${source.description} holds no rows`)
-    const { state, asOf, rowsRejected, duplicates, kept } = cleanRows(
+    const { state, asOf, rowsRejected, duplicates, kept, newListings } = cleanRows(
       store,
       rowsRead,
       rejected,
@@ -115,7 +121,11 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
 
     const names = mapNames(store.spellings, spellingCounts(store, state), table)
     const model = new Int32Array(store.length)
-    for (let i = 0; i < store.length; i++) model[i] = state[i] === KEPT ? names.modelOf[store.modelSpelling[i]!]! : -1
+    let namedByTable = 0
+    for (let i = 0; i < store.length; i++) {
+      model[i] = state[i] === KEPT ? names.modelOf[store.modelSpelling[i]!]! : -1
+      if (model[i]! >= 0 && names.models[model[i]!]!.curated) namedByTable++
+    }
     const rows = groupRows(store, model, names.models.length, asOf)
     const statistics = new StatisticsBuilder(rows)
     const modelListings = new Map(names.models.map((_, i) => [i, statistics.listingsOf(i)]))
@@ -143,6 +153,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
           rows_rejected: rowsRejected,
           duplicates_dropped: duplicates,
           listings_kept: kept,
+          new_listings: newListings,
           keys_written: keysWritten,
           makes: names.makes.length,
           models: names.models.length,
@@ -151,7 +162,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       }),
       (done, total) => progress({ phase: 'write', done, total }),
     )
-    await verifySnapshot(staging, buildId)
+    await verifySnapshot(staging, buildId, VERIFIED_SAMPLES)
     if (options.allowShrink !== true) checkShrink(options.snapshots, manifest.counts)
     publish(options.snapshots, buildId)
     const pruned = prune(options.snapshots, keep)
@@ -162,7 +173,9 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       format,
       as_of: asOfDate,
       ...manifest.counts,
+      listings_named_by_table: namedByTable,
       rejected_by_reason: sortedCounts(rejected),
+      values_ignored: ignored,
       currency_conversions: conversions,
       pruned,
       seconds: Math.round(performance.now() - started) / 1000,

@@ -18,10 +18,9 @@ import {
 import { lmdbExtent } from '../format/lmdb-file.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { Snapshot } from '../query/snapshot.js'
-import { renderAnswer } from '../format/rendered.js'
 import { BuildError } from './build-error.js'
 import { DepreciationCurves } from './depreciation.js'
-import type { RenderedKey } from './parallel-statistics.js'
+import { checkedAnswer, type RenderedKey } from './parallel-statistics.js'
 import { messageOf } from '../format/message-of.js'
 
 /**
@@ -59,7 +58,10 @@ export async function writeSnapshot(
       if (++written % 256 === 0) onProgress(written, totalKeys)
     }
     for (const [target, record] of curves.records())
-      void answers.put(answerKey(target, ALL_YEARS, 'depreciation'), renderAnswer('depreciation', record))
+      void answers.put(
+        answerKey(target, ALL_YEARS, 'depreciation'),
+        checkedAnswer('depreciation', record, target, ALL_YEARS),
+      )
     manifest = manifestOf(written)
     void meta.put('names', names)
     const done = meta.put('manifest', manifest)
@@ -81,10 +83,12 @@ export async function writeSnapshot(
  * Re-opens a written snapshot (built here, or pulled) read-only, through the reader the
  * runtime uses, and checks that it is of build `buildId` and as the runtime checks a
  * snapshot before serving it: the files match the digests of manifest.json, the
- * manifest and the name index decode, every key has its answers, and answers
- * spread over the whole key range are consistent JSON in every variant.
+ * manifest and the name index decode, every key has its answers, and `samples` answers
+ * spread over the whole key range (Infinity: every one) are consistent JSON in every
+ * variant. A build checked each answer as it wrote it, so a sample tells whether the
+ * file reads back as written; a snapshot pulled from elsewhere is read whole.
  */
-export async function verifySnapshot(dir: string, buildId: string): Promise<void> {
+export async function verifySnapshot(dir: string, buildId: string, samples: number): Promise<void> {
   let snapshot: Snapshot
   try {
     snapshot = Snapshot.open(dir)
@@ -94,7 +98,7 @@ export async function verifySnapshot(dir: string, buildId: string): Promise<void
   try {
     if (snapshot.manifest.build_id !== buildId)
       throw new BuildError('unsound_snapshot', 'the written snapshot does not carry its manifest')
-    snapshot.check(1000)
+    snapshot.check(samples)
   } catch (error) {
     throw error instanceof BuildError
       ? error

@@ -12,6 +12,7 @@ import {
 } from './parallel-statistics.js'
 import { StatisticsBuilder } from './statistics.js'
 import { messageOf } from '../format/message-of.js'
+import { BuildError } from './build-error.js'
 
 const port = parentPort!
 const post = (message: StatisticsMessage) => port.postMessage(message)
@@ -30,5 +31,10 @@ try {
   post({ kind: 'keys', keys: batch })
   post({ kind: 'done' })
 } catch (error) {
-  post({ kind: 'failed', message: messageOf(error), stack: error instanceof Error ? error.stack : undefined })
+  post({
+    kind: 'failed',
+    message: messageOf(error),
+    stack: error instanceof Error ? error.stack : undefined,
+    code: error instanceof BuildError ? error.code : undefined,
+  })
 }

@@ -1,7 +1,7 @@
 import { MAX_MILEAGE, MAX_PRICE, MIN_PRICE, MIN_YEAR } from '../format/bounds.js'
 import { dayNumber } from '../format/calendar.js'
 import { COL, type Column } from '../format/export-columns.js'
-import { UNKNOWN, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
+import { UNKNOWN, conditionCode, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
 import type { RawRow } from './export-reader.js'
 import type { Spellings } from './listing-store.js'
 import { TextTable } from './text-table.js'
@@ -16,6 +16,11 @@ export type RejectionReason =
   | 'unsupported_currency'
   | 'last_seen_before_first_seen'
   | 'malformed_row'
+  | 'unspecified_make'
+  | 'unspecified_model'
+
+/** Columns whose unrecognised values are dropped, keeping the row (contract 1.1): the report counts them. */
+export type IgnoredValues = Partial<Record<'voivodeship', number>>
 
 /** A row that passed validation; one object is reused for every row. */
 export interface ParsedListing {
@@ -39,7 +44,10 @@ export interface ParsedListing {
   gearbox: number
   /** 1 imported, 0 domestic, UNKNOWN. */
   imported: number
+  /** UNKNOWN also for a value outside the 16, which the validator counts as ignored. */
   voivodeship: number
+  /** USED, NEW or UNKNOWN. */
+  condition: number
   /** Days since 1970-01-01 (UTC). */
   firstSeen: number
   lastSeen: number
@@ -65,9 +73,13 @@ export class RowValidator {
   private readonly fuel = new TextTable((text) => optionalCode(text, fuelCode))
   private readonly gearbox = new TextTable((text) => optionalCode(text, gearboxCode))
   private readonly voivodeship = new TextTable((text) => optionalCode(text, voivodeshipCode))
+  private readonly condition = new TextTable((text) => optionalCode(text, conditionCode))
   private readonly boolean = new TextTable((text) => optionalCode(text, booleanCode))
   private readonly day = new TextTable(dayNumber)
   private readonly currency = new TextTable((text) => (text === '' ? 'PLN' : text.toUpperCase()))
+
+  /** Values dropped from kept rows, by column. */
+  readonly ignored: IgnoredValues = {}
 
   constructor(
     private readonly rules: ValidationRules,
@@ -119,8 +131,8 @@ export class RowValidator {
     if (gearbox === undefined) return 'invalid_gearbox'
     const imported = row.lookup(COL.imported, this.boolean)
     if (imported === undefined) return 'invalid_imported'
+    // A region outside the 16 (a foreign one, a typo) says nothing of the car: the listing stays, its region unknown.
     const voivodeship = row.lookup(COL.voivodeship, this.voivodeship)
-    if (voivodeship === undefined) return 'invalid_voivodeship'
 
     if (row.isEmpty(COL.first_seen)) return 'missing_first_seen'
     const firstSeen = row.lookup(COL.first_seen, this.day)
@@ -134,6 +146,9 @@ export class RowValidator {
     if (active === undefined) return 'invalid_active'
     if (lastSeen < firstSeen) return 'last_seen_before_first_seen'
 
+    const condition = row.lookup(COL.condition, this.condition)
+    if (condition === undefined) return 'invalid_condition'
+
     out.listingId = row.key(COL.listing_id)
     out.makeSpelling = row.lookup(COL.make, this.spellings.makes)
     out.modelSpelling = row.lookup(COL.model, this.spellings.modelsOf(out.makeSpelling))
@@ -143,7 +158,9 @@ export class RowValidator {
     out.fuel = fuel
     out.gearbox = gearbox
     out.imported = imported
-    out.voivodeship = voivodeship
+    if (voivodeship === undefined) this.ignored.voivodeship = (this.ignored.voivodeship ?? 0) + 1
+    out.voivodeship = voivodeship ?? UNKNOWN
+    out.condition = condition
     out.firstSeen = firstSeen
     out.lastSeen = lastSeen
     out.active = active === 1
@@ -164,6 +181,7 @@ export function emptyListing(): ParsedListing {
     gearbox: UNKNOWN,
     imported: UNKNOWN,
     voivodeship: UNKNOWN,
+    condition: UNKNOWN,
     firstSeen: 0,
     lastSeen: 0,
     active: false,

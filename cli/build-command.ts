@@ -97,6 +97,11 @@ export async function buildWithProgress(options: Parameters<typeof runBuild>[0])
   }
 }
 
+/** The share of used listings whose names the alias table knows, as a percentage with one decimal. */
+function tableShare(r: BuildReport): string {
+  return `${((100 * r.listings_named_by_table) / r.listings_kept).toFixed(1)} %`
+}
+
 /** The build report for a person. */
 export function formatReport(r: BuildReport): TerminalText {
   const n = (x: number) => x.toLocaleString('en-US')
@@ -104,6 +109,7 @@ export function formatReport(r: BuildReport): TerminalText {
     ([reason, count]) => terminal`    ${reason.padEnd(30)} ${n(count)}`,
   )
   const conversions = Object.entries(r.currency_conversions).map(([code, count]) => `${code} ${n(count)}`)
+  const ignored = Object.entries(r.values_ignored).map(([column, count]) => `${column} ${n(count)}`)
   return lines([
     terminal`snapshot ${r.build_id} published (${r.snapshot})`,
     terminal`  source             ${r.source} (${r.format})`,
@@ -112,7 +118,9 @@ export function formatReport(r: BuildReport): TerminalText {
     terminal`  rows rejected      ${n(r.rows_rejected)}`,
     ...reasons,
     terminal`  duplicates dropped ${n(r.duplicates_dropped)}`,
-    terminal`  listings kept      ${n(r.listings_kept)}`,
+    terminal`  listings kept      ${n(r.listings_kept)} used (${n(r.new_listings)} new cars set apart)`,
+    terminal`  values ignored     ${ignored.length === 0 ? 'none' : ignored.join(', ')}`,
+    terminal`  named by the table ${n(r.listings_named_by_table)} of the used listings (${tableShare(r)})`,
     terminal`  currency converted ${conversions.length === 0 ? 'none' : conversions.join(', ')}`,
     terminal`  makes / models     ${n(r.makes)} / ${n(r.models)} (${n(r.families)} pooled families)`,
     terminal`  keys written       ${n(r.keys_written)}`,

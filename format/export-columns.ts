@@ -14,6 +14,7 @@ export const COLUMNS = [
   'first_seen',
   'last_seen',
   'active',
+  'condition',
 ] as const
 export type Column = (typeof COLUMNS)[number]
 /** Position of each column in COLUMNS: rows are read by these numbers, not by name. */

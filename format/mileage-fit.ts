@@ -1,5 +1,5 @@
 import { roundHalfAway } from './figures.js'
-import { MIN_LISTINGS, type MileageFit } from './schema.js'
+import { MAX_MILEAGE_EFFECT_PCT, MIN_LISTINGS, MIN_MILEAGE_IQR_KM, type MileageFit } from './schema.js'
 
 /**
  * What mileage does to a price (data contract 5.2 and 5.3): the least-squares slope b of
@@ -14,8 +14,9 @@ import { MIN_LISTINGS, type MileageFit } from './schema.js'
 /**
  * The fit over the listings from..to of `price` (with their natural logarithms in
  * `logPrice` and their mileages in `mileage`, -1 where unknown: those are left out), or
- * null with fewer than MIN_LISTINGS known or when every known mileage is the same.
- * `scratch` holds at least 2 (to - from) numbers.
+ * null where contract 5.2 says: fewer than MIN_LISTINGS known, their mileages' interquartile
+ * range under MIN_MILEAGE_IQR_KM, or an effect that is not finite or lies beyond
+ * ±MAX_MILEAGE_EFFECT_PCT per 10,000 km. `scratch` holds at least 2 (to - from) numbers.
  */
 export function fitMileage(
   price: ArrayLike<number>,
@@ -28,18 +29,17 @@ export function fitMileage(
   let size = 0
   let sumX = 0
   let sumY = 0
-  let first = -1
-  let same = true
+  const known = scratch.subarray(to - from, 2 * (to - from))
   for (let i = from; i < to; i++) {
     const m = mileage[i]!
     if (m < 0) continue
-    if (first < 0) first = m
-    else if (m !== first) same = false
-    size++
+    known[size++] = m
     sumX += m
     sumY += logPrice[i]!
   }
-  if (size < MIN_LISTINGS || same) return null
+  if (size < MIN_LISTINGS) return null
+  const mileages = known.subarray(0, size)
+  if (rankValue(mileages, 0.75) - rankValue(mileages, 0.25) < MIN_MILEAGE_IQR_KM) return null
   // Centred sums (a second pass) keep the slope exact to the last digits the contract rounds to.
   const meanX = sumX / size
   const meanY = sumY / size
@@ -52,24 +52,21 @@ export function fitMileage(
     sxx += dx * dx
   }
   const slope = sxy / sxx
+  const effect = effectPct(slope)
+  if (!(Math.abs(effect) <= MAX_MILEAGE_EFFECT_PCT)) return null
   // ln p' - b m, by listing (NaN for an unknown mileage): the moved order as numbers; the
   // middle one or two are selected from a copy of the known ones, not sorted.
   const moved = scratch.subarray(0, to - from)
-  const known = scratch.subarray(to - from, to - from + size)
+  const movedKnown = known.subarray(0, size)
   let k = 0
   for (let i = from; i < to; i++) {
     const m = mileage[i]!
     moved[i - from] = m < 0 ? Number.NaN : logPrice[i]! - slope * m
-    if (m >= 0) known[k++] = moved[i - from]!
+    if (m >= 0) movedKnown[k++] = moved[i - from]!
   }
   const lowRank = (size - 1) >> 1
-  const lowValue = selectRank(known, lowRank)
-  // Selection leaves every value past the lower middle at least as large: the next rank up is the least of them.
-  let highValue = lowValue
-  if (size % 2 === 0) {
-    highValue = Infinity
-    for (let i = lowRank + 1; i < size; i++) if (known[i]! < highValue) highValue = known[i]!
-  }
+  const lowValue = selectRank(movedKnown, lowRank)
+  const highValue = size % 2 === 0 ? nextRankValue(movedKnown, lowRank) : lowValue
   let low = -1
   let high = -1
   for (let i = 0; i < moved.length && (low < 0 || high < 0); i++) {
@@ -85,6 +82,24 @@ export function fitMileage(
     highPrice: price[from + high]!,
     highMileage: mileage[from + high]!,
   }
+}
+
+/**
+ * The percentile p of `values` by the contract's rule (linear interpolation between
+ * closest ranks, section 2), found by selection rather than a sort; reorders `values`.
+ */
+function rankValue(values: Float64Array, p: number): number {
+  const h = (values.length - 1) * p
+  const low = Math.floor(h)
+  const value = selectRank(values, low)
+  return h === low ? value : value + (h - low) * (nextRankValue(values, low) - value)
+}
+
+/** After selectRank(values, k), the value of rank k + 1: every value past k is at least as large, so the least of them. */
+function nextRankValue(values: Float64Array, k: number): number {
+  let next = Infinity
+  for (let i = k + 1; i < values.length; i++) if (values[i]! < next) next = values[i]!
+  return next
 }
 
 /**
@@ -114,9 +129,14 @@ function selectRank(values: Float64Array, k: number): number {
   return values[k]!
 }
 
+/** The price change per 10,000 km more of a slope, in per cent, unrounded. */
+function effectPct(slope: number): number {
+  return 100 * (Math.exp(10_000 * slope) - 1)
+}
+
 /** 5.2's pct_per_10000_km: the price change per 10,000 km more, in per cent, one decimal. */
 export function pctPer10000Km(fit: MileageFit): number {
-  return roundHalfAway(100 * (Math.exp(10_000 * fit.slope) - 1), 1)
+  return roundHalfAway(effectPct(fit.slope), 1)
 }
 
 /** 5.3's adjusted median at mileage m, unrounded: the section 2 median of the moved prices. */
@@ -134,9 +154,14 @@ export function mileageEffectMember(fit: MileageFit | null): string {
     : `"mileage_effect":{"pct_per_10000_km":${pctPer10000Km(fit)},"sample_size":${fit.size}}`
 }
 
-/** The `adjusted` member of a valuation with a target mileage m (contract 5.3). */
+/**
+ * The `adjusted` member of a valuation with a target mileage m (contract 5.3): null
+ * without a fit, and null where the moved median is not a finite number (contract 2: a
+ * figure that cannot be computed is null where null is allowed, never `Infinity`).
+ */
 export function adjustedMember(fit: MileageFit | null, m: number): string {
-  return fit === null
-    ? '"adjusted":null'
-    : `"adjusted":{"mileage":${m},"median":${roundHalfAway(adjustedMedian(fit, m))},"sample_size":${fit.size}}`
+  const median = fit === null ? NaN : roundHalfAway(adjustedMedian(fit, m))
+  return Number.isFinite(median)
+    ? `"adjusted":{"mileage":${m},"median":${median},"sample_size":${fit!.size}}`
+    : '"adjusted":null'
 }

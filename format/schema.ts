@@ -18,7 +18,7 @@
  * folder's other files (PublishedManifest), which a reader verifies before mapping them.
  */
 
-export const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 export const SNAPSHOT_FILE = 'snapshot.mdb'
 export const MANIFEST_FILE = 'manifest.json'
 /** LMDB's lock file beside the data file: every reader writes to it, so it is no part of the content. */
@@ -38,6 +38,14 @@ export const ANSWERS_OPTIONS = { name: ANSWERS_DB, encoding: 'binary' } as const
 
 /** The fewest listings behind any figure; fewer is INSUFFICIENT_DATA (contract 2). */
 export const MIN_LISTINGS = 10
+/**
+ * The guards of the mileage fit (contract 5.2): its mileages must spread over at least this
+ * interquartile range, in km, for a slope to mean anything, and the effect it gives must
+ * lie within ±MAX_MILEAGE_EFFECT_PCT per 10,000 km (no used-car market loses or gains a
+ * fifth of its price over 10,000 km: such a slope is noise, new cars or odd odometers).
+ */
+export const MIN_MILEAGE_IQR_KM = 10_000
+export const MAX_MILEAGE_EFFECT_PCT = 20
 /** Months of history kept per key, ending with the as-of month (contract 2.2). */
 export const HISTORY_MONTHS = 24
 /** Days added to the observed span for the delay before a listing is first detected (contract 2.3). */
@@ -47,7 +55,10 @@ export interface BuildCounts {
   readonly rows_read: number
   readonly rows_rejected: number
   readonly duplicates_dropped: number
+  /** Used listings after de-duplication: the market every figure describes. */
   readonly listings_kept: number
+  /** New cars (contract 1.2), set apart from every figure. */
+  readonly new_listings: number
   readonly keys_written: number
   readonly makes: number
   readonly models: number
@@ -86,16 +97,30 @@ export interface PublishedManifest extends Manifest {
 
 /** What the runtime needs to resolve the names of a request (contract section 4). */
 export interface NameIndex {
+  /** The makes with listings. */
   readonly makes: readonly MakeNames[]
+  /**
+   * The alias table's makes without a listing: a name the table knows is never corrected
+   * into another (contract 4, step 5), so a request for one is told the data has none.
+   */
+  readonly unlisted_makes: readonly UnlistedMake[]
+}
+export interface UnlistedMake {
+  readonly name: string
+  /** As the table writes them. */
+  readonly aliases: readonly string[]
 }
 export interface MakeNames {
   readonly name: string
-  /** Aliases of the make, normalized. */
+  /** Aliases of the make, as the table writes them (the look-up ignores case and compares normalized forms). */
   readonly aliases: readonly string[]
+  /** The models with listings. */
   readonly models: readonly ModelNames[]
-  /** [normalized alias, canonical model] pairs. */
+  /** [alias as written, canonical model] pairs of every model the table knows, listed or not. */
   readonly model_aliases: readonly (readonly [string, string])[]
   readonly families: readonly FamilyNames[]
+  /** The table's models and families of the make without a listing. */
+  readonly unlisted: readonly string[]
 }
 export interface ModelNames {
   readonly name: string

@@ -14,6 +14,7 @@ export const FUEL_TYPES = [
   'Benzyna+LPG',
   'Benzyna+CNG',
   'Wodór',
+  'Etanol',
 ] as const
 export type FuelType = (typeof FUEL_TYPES)[number]
 
@@ -27,6 +28,7 @@ export const FUEL_ALIASES: Readonly<Record<FuelType, readonly string[]>> = {
   'Benzyna+LPG': ['lpg'],
   'Benzyna+CNG': ['cng'],
   Wodór: ['hydrogen'],
+  Etanol: ['ethanol', 'e85'],
 }
 
 export const GEARBOXES = ['Manualna', 'Automatyczna'] as const
@@ -34,6 +36,15 @@ export type Gearbox = (typeof GEARBOXES)[number]
 export const GEARBOX_ALIASES: Readonly<Record<Gearbox, readonly string[]>> = {
   Manualna: ['manual'],
   Automatyczna: ['automatic'],
+}
+
+/** A listing's condition (contract 1.2): new cars are set apart from the used-car market. */
+export const CONDITIONS = ['used', 'new'] as const
+export const USED = 0
+export const NEW = 1
+const CONDITION_ALIASES: Readonly<Record<(typeof CONDITIONS)[number], readonly string[]>> = {
+  used: ['Używany', 'Używane'],
+  new: ['Nowy', 'Nowe'],
 }
 
 /** The 16 voivodeships as responses name them (contract 3.3). */
@@ -74,6 +85,7 @@ function lookupTable<T extends string>(
 
 const fuelCodes = lookupTable(FUEL_TYPES, FUEL_ALIASES)
 const gearboxCodes = lookupTable(GEARBOXES, GEARBOX_ALIASES)
+const conditionCodes = lookupTable(CONDITIONS, CONDITION_ALIASES)
 const voivodeshipCodes = new Map<string, number>(VOIVODESHIPS.map((name, code) => [compact(name), code]))
 
 /**
@@ -88,6 +100,11 @@ export function fuelCode(value: string): number | undefined {
 /** Code of `Manualna`/`Automatyczna` or `manual`/`automatic`, matched like fuelCode. */
 export function gearboxCode(value: string): number | undefined {
   return gearboxCodes.get(compact(value))
+}
+
+/** USED or NEW for `used`/`new` or the Polish `Używany`/`Używane`/`Nowy`/`Nowe`, matched like fuelCode. */
+export function conditionCode(value: string): number | undefined {
+  return conditionCodes.get(compact(value))
 }
 
 /**

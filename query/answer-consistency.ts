@@ -1,6 +1,13 @@
 import { isCount, isObject } from '../format/json-shape.js'
 import { filterSelector, type StoredAnswer, type Variant } from '../format/rendered.js'
-import { DETECTION_DELAY_DAYS, HISTORY_MONTHS, MIN_LISTINGS, type Operation, type Quartiles } from '../format/schema.js'
+import {
+  DETECTION_DELAY_DAYS,
+  HISTORY_MONTHS,
+  MAX_MILEAGE_EFFECT_PCT,
+  MIN_LISTINGS,
+  type Operation,
+  type Quartiles,
+} from '../format/schema.js'
 import { UNKNOWN } from '../format/vocabulary.js'
 
 /**
@@ -71,6 +78,8 @@ function valuation(members: unknown, variant: Row): string | undefined {
     return 'a mileage effect without its figures'
   if (effect.sample_size < MIN_LISTINGS || effect.sample_size > variant.sample_size)
     return `a mileage effect of ${effect.sample_size} listings`
+  if (Math.abs(effect.pct_per_10000_km) > MAX_MILEAGE_EFFECT_PCT)
+    return `a mileage effect of ${effect.pct_per_10000_km} % per 10,000 km`
   return undefined
 }
 

@@ -1,3 +1,4 @@
+import { NameLookup, NameMatcher, isCatchAll, type LookupMatch } from '../format/name-matcher.js'
 import { normalize } from '../format/normalize.js'
 import type { FamilyNames, MakeNames, ModelNames, NameIndex, Target } from '../format/schema.js'
 import { ApiError } from './api-error.js'
@@ -19,19 +20,22 @@ export interface Resolution {
 const STRENGTH: Record<MatchType, number> = { exact: 0, normalized: 1, alias: 2, fuzzy: 3, family: 4 }
 const MAX_SUGGESTIONS = 5
 
-interface Candidate<T> {
-  readonly value: T
-  readonly match: Exclude<MatchType, 'family'>
+/** A name the alias table knows that the snapshot has no listing of: it is never taken for another. */
+interface Unlisted {
+  readonly unlisted: string
 }
-type ModelMatch = Candidate<ModelNames> | { readonly value: FamilyNames; readonly match: 'family' }
+type MakeMatch = { readonly value: MakeTables; readonly match: MatchType }
+type ModelMatch =
+  | { readonly value: ModelNames; readonly match: MatchType }
+  | { readonly value: FamilyNames; readonly match: 'family' }
+  | { readonly value: Unlisted; readonly match: MatchType }
 
 /** One make's look-up tables, built once when the snapshot opens. */
 interface MakeTables {
   readonly entry: MakeNames
-  readonly exact: Map<string, ModelNames>
-  readonly normalized: Map<string, ModelNames>
-  readonly aliases: Map<string, ModelNames>
-  readonly families: Map<string, FamilyNames>
+  /** Steps 1-3 over the make's models, listed or not, and their aliases. */
+  readonly models: NameLookup<ModelNames | Unlisted>
+  readonly families: NameMatcher<FamilyNames | Unlisted>
   readonly fuzzy: readonly FuzzyName<ModelNames>[]
   /** The make's canonical name and aliases, normalized: what a model may be written after. */
   readonly names: readonly string[]
@@ -46,97 +50,164 @@ interface FuzzyName<T> {
 }
 
 /**
- * Resolves the make and model of a request onto the snapshot's canonical names: exact,
- * equal after normalize, alias, model family, then a unique nearest name within a small
- * edit distance. A model that none of the first four steps resolves is tried again without
- * a leading name of its make (`VW Golf`) before the last step. The first four steps are map
- * look-ups; the rest run only on a miss and compare with one make's names, never with
+ * Resolves the make and model of a request onto the snapshot's canonical names (contract
+ * section 4): a canonical name, the same name written otherwise (case, spacing, word
+ * order), an alias (display names and slugs included), a model family, then a unique
+ * nearest name within a small edit distance. A name the alias table knows resolves to
+ * itself even when the snapshot has no listing of it (INSUFFICIENT_DATA), never to a
+ * near one. A model written after its make's name (`VW Golf`) is tried without it, and a
+ * make written with its model (`make=VW Golf`) by its leading words. The first steps are
+ * map look-ups; the rest run only on a miss and compare with one make's names, never with
  * anything that grows with the market.
  */
 export class NameResolver {
-  private readonly exact = new Map<string, MakeTables>()
-  private readonly normalized = new Map<string, MakeTables>()
-  private readonly aliases = new Map<string, MakeTables>()
+  private readonly makes = new NameLookup<MakeTables | Unlisted>()
   private readonly fuzzy: FuzzyName<MakeTables>[] = []
 
   constructor(index: NameIndex) {
     for (const entry of index.makes) {
       const tables: MakeTables = {
         entry,
-        exact: new Map(entry.models.map((m) => [m.name, m])),
-        normalized: new Map(entry.models.map((m) => [normalize(m.name), m])),
-        aliases: new Map(),
-        families: new Map(entry.families.map((f) => [normalize(f.name), f])),
+        models: new NameLookup(),
+        families: new NameMatcher(),
         fuzzy: entry.models.map((m) => ({ key: normalize(m.name), value: m })),
-        names: [normalize(entry.name), ...entry.aliases],
+        names: [entry.name, ...entry.aliases].map(normalize),
         suggestable: [...entry.models, ...entry.families].map((n) => ({ key: normalize(n.name), value: n.name })),
         common: mostCommon(entry.models),
       }
-      const byName = new Map(entry.models.map((m) => [m.name, m]))
-      for (const [alias, model] of entry.model_aliases) tables.aliases.set(alias, byName.get(model)!)
-      this.exact.set(entry.name, tables)
-      this.normalized.set(normalize(entry.name), tables)
-      for (const alias of entry.aliases) this.aliases.set(alias, tables)
+      const unlisted = entry.unlisted.map((name): Unlisted => ({ unlisted: name }))
+      const byName = new Map<string, ModelNames | Unlisted>(entry.models.map((m) => [m.name, m]))
+      for (const value of unlisted) byName.set(value.unlisted, value)
+      for (const [name, value] of byName) tables.models.name(name, value)
+      for (const [alias, model] of entry.model_aliases) tables.models.alias(alias, byName.get(model)!)
+      for (const family of entry.families) tables.families.add(family.name, family)
+      for (const value of unlisted) tables.families.add(value.unlisted, value)
+      this.makes.name(entry.name, tables)
+      for (const alias of entry.aliases) this.makes.alias(alias, tables)
       this.fuzzy.push({ key: normalize(entry.name), value: tables })
+    }
+    for (const make of index.unlisted_makes) {
+      const unlisted = { unlisted: make.name }
+      this.makes.name(make.name, unlisted)
+      for (const alias of make.aliases) this.makes.alias(alias, unlisted)
     }
   }
 
   /** A make alone (the catalogue's models of a make); throws as `resolve` does. */
   resolveMake(make: string): { readonly make: string; readonly matchType: MatchType } {
-    const match = this.findMake(make)
+    const match = this.findMake(make) ?? this.nearMake(make)
     return { make: match.value.entry.name, matchType: match.match }
   }
 
   /** Throws INSUFFICIENT_DATA, with canonical names to try, when a name resolves to nothing. */
   resolve(make: string, model: string): Resolution {
     const makeMatch = this.findMake(make)
+    if (makeMatch !== undefined) return this.resolveModel(makeMatch, make, model)
+    return this.withModelInMake(make, model) ?? this.resolveModel(this.nearMake(make), make, model)
+  }
+
+  /** The model of a resolved make (written `make` in the request), by the steps of section 4. */
+  private resolveModel(makeMatch: MakeMatch, make: string, model: string): Resolution {
     const tables = makeMatch.value
-    const given = this.modelLookup(tables, model)
-    if (given !== undefined) return this.resolution(tables, given, makeMatch.match)
-    // The model as written went first, so `DS 3` (DS Automobiles) or `Mini Cooper` stay
-    // themselves. Without the make's name in front, the model was not written as its
-    // canonical name: the match is `normalized` at best, else the rest's own (or `family`).
+    const found = this.findModel(tables, make, model)
+    if (found !== undefined) return this.resolution(tables, found, makeMatch.match)
     const key = normalize(model)
     const rests = withoutMake(key, [normalize(make), ...tables.names])
-    for (const rest of rests) {
-      const found = this.modelLookup(tables, rest)
-      if (found !== undefined) return this.resolution(tables, found, weakest(makeMatch.match, 'normalized'))
+    if (!isCatchAll(model)) {
+      for (const text of [key, ...rests]) {
+        const near = nearest(text, tables.fuzzy)
+        if (near !== undefined) return this.resolution(tables, { value: near, match: 'fuzzy' }, makeMatch.match)
+      }
     }
-    for (const text of [key, ...rests]) {
-      const near = nearest(text, tables.fuzzy)
-      if (near !== undefined) return this.resolution(tables, { value: near, match: 'fuzzy' }, makeMatch.match)
-    }
-    const message = `No ${tables.entry.name} model in the data matches "${model}".`
-    const close = suggest(rests[0] ?? key, tables.suggestable)
-    if (close.length > 0) throw miss(message, close, didYouMean)
-    throw miss(message, tables.common, (name) => `${tables.entry.name} models in the data include "${name}".`)
+    const message = isCatchAll(model)
+      ? `"${model}" names no model: ask for one of ${tables.entry.name}'s models.`
+      : `No ${tables.entry.name} model in the data matches "${model}".`
+    throw this.modelMiss(tables, rests[0] ?? key, message)
   }
 
-  private findMake(make: string): Candidate<MakeTables> {
-    const match = this.lookup(make, this.exact, this.normalized, this.aliases, this.fuzzy)
-    if (match !== undefined) return match
+  /**
+   * Steps 1-4 for a model of `tables`' make, and then without a leading name of the make:
+   * the model as written goes first, so `DS 3` (DS Automobiles) or `Mini Cooper` stay
+   * themselves. Without the make's name in front, the model was not written as its
+   * canonical name: the match is `normalized` at best, else the rest's own (or `family`).
+   */
+  private findModel(tables: MakeTables, make: string, model: string): ModelMatch | undefined {
+    const given = modelLookup(tables, model)
+    if (given !== undefined) return given
+    for (const rest of withoutMake(normalize(model), [normalize(make), ...tables.names])) {
+      const found = modelLookup(tables, rest)
+      if (found !== undefined) return { ...found, match: weakest(found.match, 'normalized') } as ModelMatch
+    }
+    return undefined
+  }
+
+  /**
+   * A make written with its model (`make=VW Golf`): its leading words resolve as a make
+   * (steps 1-3), the words after them as one of its models, and the model parameter must
+   * name that model too or repeat the whole name. Undefined when no leading words name a make.
+   */
+  private withModelInMake(make: string, model: string): Resolution | undefined {
+    const words = make.trim().split(/\s+/)
+    for (let n = words.length - 1; n >= 1; n--) {
+      const makeMatch = this.findMake(words.slice(0, n).join(' '))
+      if (makeMatch === undefined) continue
+      const tables = makeMatch.value
+      const rest = words.slice(n).join(' ')
+      const inMake = this.findModel(tables, make, rest)
+      if (inMake === undefined)
+        throw this.modelMiss(tables, normalize(rest), `No ${tables.entry.name} model in the data matches "${rest}".`)
+      const asked = normalize(model) === normalize(make) ? inMake : this.findModel(tables, make, model)
+      const resolved = this.resolution(tables, inMake, makeMatch.match)
+      if (asked === undefined || asked.value !== inMake.value) {
+        const name = 'unlisted' in inMake.value ? inMake.value.unlisted : inMake.value.name
+        throw miss(
+          `The make "${make}" names the model ${tables.entry.name} ${name}, and the model "${model}" is another.`,
+          [name],
+          didYouMean,
+        )
+      }
+      return { ...resolved, matchType: weakest(resolved.matchType, asked.match) }
+    }
+    return undefined
+  }
+
+  /** Steps 1-3 for a make; INSUFFICIENT_DATA for one the table knows without listings. */
+  private findMake(make: string): MakeMatch | undefined {
+    const found = this.makes.find(make)
+    if (found === undefined) return undefined
+    if ('unlisted' in found.value) {
+      const names = this.fuzzy.map((f) => ({ key: f.key, value: f.value.entry.name }))
+      throw miss(`No listings of ${found.value.unlisted} are in the data.`, suggest(normalize(make), names), didYouMean)
+    }
+    return { value: found.value, match: found.match }
+  }
+
+  /** Step 5 for a make, or INSUFFICIENT_DATA with close makes. */
+  private nearMake(make: string): MakeMatch {
+    const near = isCatchAll(make) ? undefined : nearest(normalize(make), this.fuzzy)
+    if (near !== undefined) return { value: near, match: 'fuzzy' }
     const names = this.fuzzy.map((f) => ({ key: f.key, value: f.value.entry.name }))
-    throw miss(`No make in the data matches "${make}".`, suggest(normalize(make), names), didYouMean)
-  }
-
-  /** Steps 1-4 for a model of `tables`' make. */
-  private modelLookup(tables: MakeTables, text: string): ModelMatch | undefined {
-    const found = this.lookup(text, tables.exact, tables.normalized, tables.aliases, undefined)
-    if (found !== undefined) return found
-    const family = tables.families.get(normalize(text))
-    return family === undefined ? undefined : { value: family, match: 'family' }
+    const message = isCatchAll(make) ? `"${make}" names no make.` : `No make in the data matches "${make}".`
+    throw miss(message, suggest(normalize(make), names), didYouMean)
   }
 
   /** `found` as the answer's target; its match type no stronger than `floor`. */
   private resolution(tables: MakeTables, found: ModelMatch, floor: MatchType): Resolution {
     const make = tables.entry.name
     const matchType = weakest(floor, found.match)
+    if ('unlisted' in found.value) {
+      throw this.modelMiss(
+        tables,
+        normalize(found.value.unlisted),
+        `No listings of ${make} ${found.value.unlisted} are in the data.`,
+      )
+    }
     if (found.match !== 'family') {
-      const model = found.value
+      const model = found.value as ModelNames
       const target: Target = { kind: 'model', make, name: model.name }
       return { target, makes: [make], models: [model.name], matchType, years: model.years }
     }
-    const family = found.value
+    const family = found.value as FamilyNames
     const target: Target =
       family.models.length === 1
         ? { kind: 'model', make, name: family.models[0]! }
@@ -144,27 +215,23 @@ export class NameResolver {
     return { target, makes: [make], models: family.models, matchType, years: family.years }
   }
 
-  private lookup<T>(
-    text: string,
-    exact: Map<string, T>,
-    normalized: Map<string, T>,
-    aliases: Map<string, T>,
-    fuzzy: readonly FuzzyName<T>[] | undefined,
-  ): Candidate<T> | undefined {
-    const byName = exact.get(text)
-    if (byName !== undefined) return { value: byName, match: 'exact' }
-    const key = normalize(text)
-    const byNormalized = normalized.get(key)
-    if (byNormalized !== undefined) return { value: byNormalized, match: 'normalized' }
-    const byAlias = aliases.get(key)
-    if (byAlias !== undefined) return { value: byAlias, match: 'alias' }
-    if (fuzzy === undefined) return undefined
-    const near = nearest(key, fuzzy)
-    return near === undefined ? undefined : { value: near, match: 'fuzzy' }
+  /** INSUFFICIENT_DATA for a model of `tables`' make: close names to `key`, else its most listed. */
+  private modelMiss(tables: MakeTables, key: string, message: string): ApiError {
+    const close = suggest(key, tables.suggestable)
+    if (close.length > 0) return miss(message, close, didYouMean)
+    return miss(message, tables.common, (name) => `${tables.entry.name} models in the data include "${name}".`)
   }
 }
 
-function weakest(a: MatchType, b: MatchType): MatchType {
+/** Steps 1-4 for one text: a model (steps 1-3), then a family. */
+function modelLookup(tables: MakeTables, text: string): ModelMatch | undefined {
+  const found = tables.models.find(text)
+  if (found !== undefined) return found as ModelMatch
+  const family = tables.families.find(text)
+  return family === undefined ? undefined : ({ value: family, match: 'family' } as ModelMatch)
+}
+
+function weakest(a: MatchType, b: MatchType | LookupMatch): MatchType {
   return STRENGTH[a] >= STRENGTH[b] ? a : b
 }
 

@@ -181,6 +181,7 @@ export class Snapshot {
         'answer_count',
         `${this.dir} holds ${count.entryCount} answers; its manifest promises ${expected}`,
       )
+    // Infinity samples: a step of 1, every answer.
     const step = Math.max(1, Math.floor(expected / samples))
     let at = 0
     for (const key of this.answers.getKeys()) {

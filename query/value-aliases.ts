@@ -61,6 +61,7 @@ export const REQUEST_VALUES: { readonly fuel_type: Vocabulary<FuelType>; readonl
     'Benzyna+LPG': ['petrol+lpg', 'autogas', 'gaz', 'benzyna+gaz'],
     'Benzyna+CNG': ['petrol+cng'],
     Wodór: ['h2', 'fcev'],
+    Etanol: ['bioetanol', 'flexfuel', 'flex fuel'],
   }),
   gearbox: vocabulary(GEARBOXES, GEARBOX_ALIASES, {
     Manualna: ['m', 'man', 'mt', 'manualny', 'ręczna'],

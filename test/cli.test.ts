@@ -42,7 +42,7 @@ t.test('generate is deterministic; NDJSON without gzip has the 14 contract colum
     .split('\n')
     .filter((l) => l !== '')
   t.ok(csvLines.length >= summary.rows + 1, 'a header and at least one line per row')
-  t.strictSame(csvLines[0]!.split(',').slice(0, 14), COLUMNS)
+  t.strictSame(csvLines[0]!.split(',').slice(0, COLUMNS.length), COLUMNS)
 
   const nd = await carmarket(['generate', '--out', join(dir, 'out.ndjson'), ...args, '--format', 'ndjson', '--no-gzip'])
   t.equal(nd.code, 0, nd.stderr)
@@ -58,7 +58,7 @@ t.test('generate is deterministic; NDJSON without gzip has the 14 contract colum
     if (COLUMNS.every((c) => Object.hasOwn(value as object, c))) complete++
   }
   t.equal(objects, lines.length, 'every line is a JSON object')
-  t.equal(complete, lines.length, 'every object has the 14 contract columns')
+  t.equal(complete, lines.length, `every object has the ${COLUMNS.length} contract columns`)
   const ids = new Set(lines.map((l) => (JSON.parse(l) as { listing_id: string }).listing_id))
   t.equal(ids.size, summary.listings, 'as many distinct listing ids as listings')
 })
@@ -110,6 +110,8 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     rejected_by_reason: Record<string, number>
     duplicates_dropped: number
     listings_kept: number
+    new_listings: number
+    values_ignored: Record<string, number>
     keys_written: number
     currency_conversions: Record<string, number>
   }
@@ -122,7 +124,7 @@ t.test('build, snapshot info and snapshot query', async (t) => {
     for (const reason of [
       'invalid_price',
       'invalid_fuel_type',
-      'invalid_voivodeship',
+      'unspecified_model',
       'unsupported_currency',
       'invalid_gearbox',
       'last_seen_before_first_seen',
@@ -136,11 +138,13 @@ t.test('build, snapshot info and snapshot query', async (t) => {
       'the reasons add up to rows_rejected',
     )
     t.equal(
-      report.rows_rejected + report.duplicates_dropped + report.listings_kept,
+      report.rows_rejected + report.duplicates_dropped + report.listings_kept + report.new_listings,
       report.rows_read,
-      'every row read is rejected, a duplicate or kept',
+      'every row read is rejected, a duplicate, a new car or a used one kept',
     )
-    t.ok(report.listings_kept > 19_000, `${report.listings_kept} listings kept`)
+    t.ok(report.new_listings > 2000, `${report.new_listings} new cars set apart`)
+    t.ok(report.listings_kept > 17_000, `${report.listings_kept} used listings kept`)
+    t.ok((report.values_ignored['voivodeship'] ?? 0) > 0, 'foreign regions kept, their values ignored')
     t.ok((report.currency_conversions['EUR'] ?? 0) >= summary.eur_rows, 'the EUR rows are converted with --fx')
     t.ok(report.keys_written > 1000, `${report.keys_written} keys written`)
   })

@@ -61,7 +61,7 @@ function dataset(): Row[] {
     { ...listings[5]!, price: 1_000_000, last_seen: '2025-10-01', first_seen: '2025-09-01' },
     ...rows(1, () => ({ listing_id: 'BAD1', price: 'abc' })),
     ...rows(1, () => ({ listing_id: 'BAD2', fuel_type: 'Parowy' })),
-    ...rows(1, () => ({ listing_id: 'BAD3', voivodeship: 'Bawaria' })),
+    ...rows(1, () => ({ listing_id: 'BAD3', condition: 'damaged' })),
     ...rows(1, () => ({ listing_id: 'BAD4', currency: 'USD' })),
   ]
 }
@@ -224,7 +224,7 @@ t.test('plain CSV, gzip CSV, plain NDJSON and gzip NDJSON give identical snapsho
       t.strictSame(report.rejected_by_reason, {
         invalid_price: 1,
         invalid_fuel_type: 1,
-        invalid_voivodeship: 1,
+        invalid_condition: 1,
         unsupported_currency: 1,
       })
       built.push({ name: source.name, report, answers: answers(snapshot) })

@@ -45,6 +45,7 @@ export interface Row {
   first_seen: string
   last_seen: string
   active: string
+  condition: string
 }
 
 let nextId = 1
@@ -65,6 +66,7 @@ export function row(fields: Partial<Row> = {}): Row {
     first_seen: '2026-08-01',
     last_seen: '2026-09-01',
     active: 'false',
+    condition: '',
     ...fields,
   }
 }

@@ -21,7 +21,6 @@ t.test('every rejection reason is counted under its name', async (t) => {
     invalid_fuel_type: row({ fuel_type: 'Parowy' }),
     invalid_gearbox: row({ gearbox: 'Półautomatyczna' }),
     invalid_imported: row({ imported: 'maybe' }),
-    invalid_voivodeship: row({ voivodeship: 'Bawaria' }),
     missing_first_seen: row({ first_seen: '' }),
     invalid_first_seen: row({ first_seen: '2026-02-30' }),
     missing_last_seen: row({ last_seen: '' }),
@@ -29,7 +28,10 @@ t.test('every rejection reason is counted under its name', async (t) => {
     missing_active: row({ active: '' }),
     invalid_active: row({ active: 'yes please' }),
     last_seen_before_first_seen: row({ first_seen: '2026-09-02', last_seen: '2026-09-01' }),
+    invalid_condition: row({ condition: 'damaged' }),
     invalid_make: row({ make: '???' }),
+    unspecified_make: row({ make: 'Inne' }),
+    unspecified_model: row({ model: 'pozostałe' }),
   }
   const csv = toCsv([...good(), ...Object.values(bad)]) + 'too,few,fields\n'
   const { report } = await build(t, csv)
@@ -44,7 +46,8 @@ t.test('bounds: inclusive limits are kept, one step past them rejected', async (
     row({ price: 100 }),
     row({ price: 10_000_000 }),
     row({ price: '100.00' }),
-    row({ mileage_km: 0 }),
+    // Used, as it says: an empty condition would make it a new car (contract 1.2).
+    row({ mileage_km: 0, condition: 'used' }),
     row({ mileage_km: 3_000_000 }),
     row({ year: 1900 }),
     row({ year: 2027 }), // as-of 2026-09-30: year + 1 is still accepted
