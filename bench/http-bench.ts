@@ -21,13 +21,14 @@
  *
  * `--before DIR` adds a keyed valuation row served by another checkout's compiled code
  * (DIR/dist/cli/main.js, e.g. a git worktree of the last release), so that a change is
- * judged against the code before it in the same run.
+ * judged against the code before it in the same run; it serves a snapshot that code built
+ * from the same export, since the two may read different snapshot schemas.
  *
  * `--only A,B` measures only the rows whose label holds A or B (and the bare server).
  *
  *   npm run bench:http -- [--connections 50] [--seconds 10] [--rounds 3] [--before DIR] [--only A,B] [--postgres URL]
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -36,7 +37,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { openLedger, migrateLedger } from '../cli/engines.js'
 import { DEFAULT_LISTINGS } from '../sample/generate.js'
-import { benchSnapshots } from './bench-data.js'
+import { BENCH_DATA, benchExport, benchSnapshots } from './bench-data.js'
 
 interface Result {
   requests_per_second: number
@@ -248,8 +249,24 @@ const dir = await benchSnapshots(DEFAULT_LISTINGS)
 const lmdbLedger = mkdtempSync(join(tmpdir(), 'carmarket-bench-ledger-'))
 const lmdbKey = await benchAccount(lmdbLedger)
 const SERVING = /serving on http:\/\/127\.0\.0\.1:(\d+)/
-const serve = (ledger: string, flags: readonly string[], cli = CLI) =>
-  single([cli, 'serve', '--snapshots', dir, '--ledger', ledger, '--port', '0', '--rate-limit', '0', ...flags], SERVING)
+const serve = (ledger: string, flags: readonly string[], cli = CLI, snapshots = dir) =>
+  single(
+    [cli, 'serve', '--snapshots', snapshots, '--ledger', ledger, '--port', '0', '--rate-limit', '0', ...flags],
+    SERVING,
+  )
+
+/** The snapshots the code in `checkout` serves: its own build of the bench's export, built afresh. */
+async function snapshotsOf(checkout: string): Promise<string> {
+  const snapshots = join(BENCH_DATA, 'answers-before')
+  rmSync(snapshots, { recursive: true, force: true })
+  const input = await benchExport(DEFAULT_LISTINGS)
+  execFileSync(
+    process.execPath,
+    [join(checkout, 'dist', 'cli', 'main.js'), 'build', '--input', input, '--snapshots', snapshots, '--fx', 'EUR=4.30'],
+    { stdio: 'ignore' },
+  )
+  return snapshots
+}
 /** The request log is off but in the row that says it is on. */
 const QUIET = ['--no-request-log']
 const runtimes = (count: number, ledger: string) => async () => {
@@ -336,7 +353,7 @@ const all: Server[] = [
         {
           label: `keyed valuation, the code in ${before}`,
           ...keyed,
-          start: serve(lmdbLedger, QUIET, join(before, 'dist', 'cli', 'main.js')),
+          start: serve(lmdbLedger, QUIET, join(before, 'dist', 'cli', 'main.js'), await snapshotsOf(before)),
         },
       ]),
 ]

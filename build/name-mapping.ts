@@ -214,14 +214,12 @@ export function nameIndex(
   table: AliasTable,
 ): NameIndex {
   const tableMakes = new Map(table.makes.map((m) => [m.name, m]))
+  const byMake = names.makes.map((): ModelNames[] => [])
+  names.models.forEach((m, index) => byMake[m.make]!.push({ name: m.name, ...listings.get(index)! }))
   const makes: MakeNames[] = names.makes.map((make, makeIndex) => {
     const entry = tableMakes.get(make)
     tableMakes.delete(make)
-    const models = names.models
-      .map((m, index) => ({ ...m, index }))
-      .filter((m) => m.make === makeIndex)
-      .map((m): ModelNames => ({ name: m.name, ...listings.get(m.index)! }))
-      .sort((a, b) => a.name.localeCompare(b.name, 'pl'))
+    const models = byMake[makeIndex]!.sort((a, b) => polish.compare(a.name, b.name))
     const byName = new Map(models.map((m) => [m.name, m]))
     const families: FamilyNames[] = []
     const unlisted: string[] = []
@@ -245,5 +243,8 @@ export function nameIndex(
     }
   })
   const unlistedMakes: UnlistedMake[] = [...tableMakes.values()].map((m) => ({ name: m.name, aliases: m.aliases }))
-  return { makes: makes.sort((a, b) => a.name.localeCompare(b.name, 'pl')), unlisted_makes: unlistedMakes }
+  return { makes: makes.sort((a, b) => polish.compare(a.name, b.name)), unlisted_makes: unlistedMakes }
 }
+
+/** One collator for every sort: `localeCompare` with a locale builds one per comparison. */
+const polish = new Intl.Collator('pl')

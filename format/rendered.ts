@@ -255,7 +255,20 @@ export class StoredAnswer {
 
   text(variant: number): string {
     const base = 4 + this.count * ROW
-    const at = 4 + variant * ROW
-    return this.bytes.toString('utf8', base + this.bytes.readUInt32LE(at + 12), base + this.bytes.readUInt32LE(at + 16))
+    return this.bytes.toString('utf8', base + this.textStart(variant), base + this.textEnd(variant))
+  }
+
+  /** Where a variant's text starts in the answer's text, in bytes. */
+  textStart(variant: number): number {
+    return this.bytes.readUInt32LE(4 + variant * ROW + 12)
+  }
+
+  textEnd(variant: number): number {
+    return this.bytes.readUInt32LE(4 + variant * ROW + 16)
+  }
+
+  /** The byte at `offset` of the answer's text. */
+  textByte(offset: number): number | undefined {
+    return this.bytes[4 + this.count * ROW + offset]
   }
 }
