@@ -143,7 +143,7 @@ export function formatManifest(dir: string, m: Manifest): TerminalText {
     terminal`  source          ${m.source}`,
     terminal`  built           ${m.created_at} by carmarket ${m.code_version}, schema ${m.schema_version}`,
     terminal`  rows read       ${n(m.counts.rows_read)} (${n(m.counts.rows_rejected)} rejected, ${n(m.counts.duplicates_dropped)} duplicates)`,
-    terminal`  listings        ${n(m.counts.listings_kept)}`,
+    terminal`  listings        ${n(m.counts.listings_kept)} used (${n(m.counts.new_listings)} new cars set apart)`,
     terminal`  makes / models  ${n(m.counts.makes)} / ${n(m.counts.models)} (${n(m.counts.families)} pooled families)`,
     terminal`  keys            ${n(m.counts.keys_written)}`,
   ])

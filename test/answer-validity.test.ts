@@ -13,7 +13,7 @@ import {
   SNAPSHOT_FILE,
   type AnswerKey,
 } from '../format/schema.js'
-import { FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
+import { FUEL_ALIASES, FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
 import { ApiError } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { build, row, toCsv, type Row } from './support.js'
@@ -53,29 +53,8 @@ const CARS: readonly (readonly (readonly [make: string, model: string])[])[] = [
     ['izera', 't100'],
   ],
 ]
-const FUELS = [
-  'Benzyna',
-  'Diesel',
-  'Hybryda',
-  'Hybryda Plug-in',
-  'Elektryczny',
-  'Benzyna+LPG',
-  'Benzyna+CNG',
-  'Wodór',
-  'Etanol',
-  'petrol',
-  'diesel',
-  'hybrid',
-  'phev',
-  'electric',
-  'lpg',
-  'cng',
-  'hydrogen',
-  'ethanol',
-  'e85',
-  'BENZYNA + LPG',
-  'wodor',
-]
+// Every canonical fuel and English alias of the export (contract 3.2), and spellings that differ in case, spaces or accents.
+const FUELS = [...FUEL_TYPES, ...Object.values(FUEL_ALIASES).flat(), 'BENZYNA + LPG', 'wodor']
 const GEARS = ['Manualna', 'Automatyczna', 'manual', 'automatic', 'AUTOMATYCZNA', '']
 const IMPORTED = ['true', 'false', '1', '0', 'tak', 'nie', '']
 // Foreign regions and typos are kept with the voivodeship unknown (contract 1.1).
