@@ -63,6 +63,8 @@ interface FuzzyName<T> {
 export class NameResolver {
   private readonly makes = new NameLookup<MakeTables | Unlisted>()
   private readonly fuzzy: FuzzyName<MakeTables>[] = []
+  /** The makes with listings, as a make miss suggests them. */
+  private readonly suggestable: FuzzyName<string>[] = []
 
   constructor(index: NameIndex) {
     for (const entry of index.makes) {
@@ -85,6 +87,7 @@ export class NameResolver {
       this.makes.name(entry.name, tables)
       for (const alias of entry.aliases) this.makes.alias(alias, tables)
       this.fuzzy.push({ key: normalize(entry.name), value: tables })
+      this.suggestable.push({ key: normalize(entry.name), value: entry.name })
     }
     for (const make of index.unlisted_makes) {
       const unlisted = { unlisted: make.name }
@@ -176,8 +179,8 @@ export class NameResolver {
     const found = this.makes.find(make)
     if (found === undefined) return undefined
     if ('unlisted' in found.value) {
-      const names = this.fuzzy.map((f) => ({ key: f.key, value: f.value.entry.name }))
-      throw miss(`No listings of ${found.value.unlisted} are in the data.`, suggest(normalize(make), names), didYouMean)
+      const message = `No listings of ${found.value.unlisted} are in the data.`
+      throw miss(message, suggest(normalize(make), this.suggestable), didYouMean)
     }
     return { value: found.value, match: found.match }
   }
@@ -186,9 +189,8 @@ export class NameResolver {
   private nearMake(make: string): MakeMatch {
     const near = isCatchAll(make) ? undefined : nearest(normalize(make), this.fuzzy)
     if (near !== undefined) return { value: near, match: 'fuzzy' }
-    const names = this.fuzzy.map((f) => ({ key: f.key, value: f.value.entry.name }))
     const message = isCatchAll(make) ? `"${make}" names no make.` : `No make in the data matches "${make}".`
-    throw miss(message, suggest(normalize(make), names), didYouMean)
+    throw miss(message, suggest(normalize(make), this.suggestable), didYouMean)
   }
 
   /** `found` as the answer's target; its match type no stronger than `floor`. */
