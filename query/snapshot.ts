@@ -296,7 +296,9 @@ export class Snapshot {
       // Fuel and gearbox filters were rendered at build time, for every combination with listings.
       const variant = this.stored.find(filterSelector(fuel, gearbox))
       sampleSize = variant < 0 ? 0 : this.stored.sampleSize(variant)
-      if (variant >= 0 && this.stored.items(variant) > 0) {
+      // The unfiltered variant holds figures whatever its size; too few listings are refused below, before an
+      // asking price is placed among prices the key does not keep (its columns are kept from MIN_LISTINGS on).
+      if (variant >= 0 && this.stored.items(variant) > 0 && sampleSize >= MIN_LISTINGS) {
         members = `${this.stored.text(variant)},"adjusted":null,`
         members +=
           params.asking_price === null
