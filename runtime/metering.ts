@@ -4,6 +4,7 @@ import { ApiError } from '../query/api-error.js'
 import { authenticate } from './authenticate.js'
 import { ClientGone } from './client-gone.js'
 import { idempotencyRefusal } from './idempotency.js'
+import { MAX_VALUE_LENGTH } from './query-string.js'
 import type { DemoQuota } from './limits.js'
 import type { Refusals } from './refusals.js'
 import type { ServedSnapshot } from './served-snapshot.js'
@@ -107,13 +108,23 @@ export class Metering {
   }
 }
 
-/** The call a charge or a failure is recorded for, from a request's raw parameters. */
+/**
+ * The call a charge or a failure is recorded for, from a request's raw parameters. A value
+ * is kept to the MAX_VALUE_LENGTH characters a query string may hold, whichever route
+ * brought it (a batch's body could bring 64 KiB), so what a stream of failures stores is
+ * bounded alike for every route.
+ */
 export function callOf(endpoint: string, get: (name: string) => unknown): Call {
   const text = (name: string) => {
     const value = get(name)
-    return typeof value === 'string' || typeof value === 'number' ? String(value) : null
+    return typeof value === 'string' || typeof value === 'number' ? recorded(String(value)) : null
   }
   return { endpoint, make: text('make'), model: text('model'), year: Number(text('year')) || null }
+}
+
+/** At most MAX_VALUE_LENGTH characters, a character never cut in half (code points, not UTF-16 units). */
+function recorded(value: string): string {
+  return value.length <= MAX_VALUE_LENGTH ? value : [...value].slice(0, MAX_VALUE_LENGTH).join('')
 }
 
 /** A market answer's JSON object with the credit fields appended. */

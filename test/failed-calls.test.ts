@@ -2,6 +2,7 @@ import t from 'tap'
 import { Agent, request } from 'undici'
 import { openLedger } from '../cli/engines.js'
 import { FAILED_CALL_ENTRIES_PER_DAY } from '../ledger/types.js'
+import { MAX_VALUE_LENGTH } from '../runtime/query-string.js'
 import { ENGINES } from './ledger-engines.js'
 import { account, build, carmarket, rows, spawnServe, toCsv } from './support.js'
 
@@ -73,6 +74,50 @@ for (const engine of ENGINES) {
         /valuation VW Golf 1850 INVALID_PARAMETER x1000\n/,
         'carmarket usage shows the count of a coalesced entry',
       )
+    },
+  )
+}
+
+for (const engine of ENGINES) {
+  t.test(
+    `on the ${engine.name} ledger a day of failing batches stores no more than a day of failing GET calls: names cut alike`,
+    async (t) => {
+      const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+      const ledgerDir = await engine.fresh(t)
+      const viaGet = await account(ledgerDir, 'get@example.pl', 0)
+      const viaBatch = await account(ledgerDir, 'batch@example.pl', 0)
+      const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', ledgerDir, '--rate-limit', '0'])
+      const base = `http://127.0.0.1:${server.port}`
+      const names = (i: number, length: number) => `${i}`.padEnd(length, 'x')
+      // The longest names a query string takes (MAX_VALUE_LENGTH), and a batch's 60 KiB ones, each call failing anew.
+      for (let i = 0; i < FAILED_CALL_ENTRIES_PER_DAY + 20; i++) {
+        const query = new URLSearchParams({ make: names(i, MAX_VALUE_LENGTH), model: names(i, MAX_VALUE_LENGTH) })
+        const get = await request(`${base}/v1/market/valuation?${query}&year=2017`, {
+          headers: { 'x-api-key': viaGet.key },
+        })
+        t.equal(get.statusCode, 400)
+        await get.body.dump()
+        const body = {
+          requests: [{ operation: 'valuation', make: names(i, 30_000), model: names(i, 30_000), year: 2017 }],
+        }
+        const batch = await request(`${base}/v1/market/batch`, {
+          method: 'POST',
+          headers: { 'x-api-key': viaBatch.key, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        t.equal(batch.statusCode, 200)
+        await batch.body.dump()
+      }
+      const ledger = await openLedger(ledgerDir)
+      t.teardown(() => ledger.close())
+      const stored = async (id: string) =>
+        (await ledger.entries(id, 10_000))
+          .filter((e) => e.type === 'failed_call')
+          .reduce((sum, e) => sum + (e.make?.length ?? 0) + (e.model?.length ?? 0), 0)
+      const get = await stored(viaGet.id)
+      const batch = await stored(viaBatch.id)
+      t.ok(get > 0, `the GET route's failures keep their names (${get} characters)`)
+      t.ok(batch <= get, `a day of failing batches keeps ${batch} characters of names, the GET route ${get}`)
     },
   )
 }
