@@ -11,6 +11,16 @@ export function positiveInteger(value: string, option: string, min = 1): number 
   return Number(value)
 }
 
+/**
+ * How many leading bits of an IPv6 address make one client: a prefix length from 32 (a
+ * whole site) to 128 (each address).
+ */
+export function prefixLength(value: string, option: string): number {
+  const bits = positiveInteger(value, option, 32)
+  if (bits > 128) throw new UsageError(`${option} must be a prefix length from 32 to 128, not ${value}`)
+  return bits
+}
+
 /** A TCP port to listen on; 0 asks for any free one. */
 export function tcpPort(value: string, option: string): number {
   if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {

@@ -16,7 +16,16 @@ import { webRoutes } from '../web/routes.js'
 import { openCounters, openLedger } from './engines.js'
 import { told } from './handle-error.js'
 import { DEFAULT_LEDGER } from './ledger-options.js'
-import { DEFAULT_SNAPSHOTS, collect, corsOrigins, emailAddress, httpUrl, positiveInteger, tcpPort } from './options.js'
+import {
+  DEFAULT_SNAPSHOTS,
+  prefixLength,
+  collect,
+  corsOrigins,
+  emailAddress,
+  httpUrl,
+  positiveInteger,
+  tcpPort,
+} from './options.js'
 import { startBanner } from './start-banner.js'
 import { outboxFailure, startFailure } from './start-failure.js'
 import { ensureSampleSnapshot } from './sample-command.js'
@@ -31,6 +40,7 @@ interface ServeFlags {
   rateLimit: string
   demoQuota: string
   trustedProxy: string[]
+  ipv6Prefix: string
   publicUrl?: string
   supportEmail?: string
   corsOrigins: string
@@ -45,6 +55,7 @@ interface Settings {
   readonly port: number
   readonly rateLimit: number
   readonly demoQuota: number
+  readonly ipv6Prefix: number
   readonly publicUrl: string | undefined
   readonly supportEmail: string | undefined
   readonly corsOrigins: CorsOrigins
@@ -89,6 +100,11 @@ export const serveCommand = new Command('serve')
     env.CARMARKET_TRUSTED_PROXIES?.split(',').filter(Boolean) ?? [],
   )
   .option(
+    '--ipv6-prefix <bits>',
+    'the leading bits of an IPv6 address that make one client for the rate limit, the demo quota and the signup limits, 32 to 128 (env CARMARKET_IPV6_PREFIX)',
+    env.CARMARKET_IPV6_PREFIX ?? String(DEFAULTS.ipv6Prefix),
+  )
+  .option(
     '--public-url <url>',
     'the address callers reach the service at, for links in answers and pages and the origin /mcp accepts (env CARMARKET_PUBLIC_URL; by default the address listened on, 127.0.0.1 for 0.0.0.0 or ::)',
     env.CARMARKET_PUBLIC_URL,
@@ -120,6 +136,7 @@ export const serveCommand = new Command('serve')
       port: tcpPort(flags.port, '--port'),
       rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
       demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
+      ipv6Prefix: prefixLength(flags.ipv6Prefix, '--ipv6-prefix'),
       publicUrl:
         flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url').replace(/\/+$/, ''),
       supportEmail: flags.supportEmail === undefined ? undefined : emailAddress(flags.supportEmail, '--support-email'),
@@ -158,6 +175,7 @@ export const serveCommand = new Command('serve')
         rateLimit: settings.rateLimit,
         demoQuota: settings.demoQuota,
         trustedProxies: flags.trustedProxy,
+        ipv6Prefix: settings.ipv6Prefix,
         publicUrl: settings.publicUrl,
         supportEmail: settings.supportEmail,
         corsOrigins: settings.corsOrigins,

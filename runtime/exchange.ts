@@ -37,6 +37,7 @@ export interface MarketInput {
   readonly path: string
   readonly query: string
   readonly key: string | string[] | undefined
+  /** The client as the limits count it: its address, or for IPv6 its prefix (client-ip.ts clientKey). */
   readonly ip: string
   readonly exchange: Exchange
   readonly ifNoneMatch?: string | undefined

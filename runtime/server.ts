@@ -12,7 +12,7 @@ import { authenticate } from './authenticate.js'
 import { BATCH, batchCall } from './batch-call.js'
 import { Cors, type CorsOrigins } from './cors.js'
 import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
-import { clientIp, canonicalIp } from './client-ip.js'
+import { clientIp, clientKey, canonicalIp } from './client-ip.js'
 import type { DataCall, Exchange, Handler, MarketCall, MarketInput, PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { readJsonBody } from './json-body.js'
@@ -63,6 +63,8 @@ export interface RuntimeOptions {
   readonly demoQuota: number
   /** Addresses of the operator's proxies, whose X-Forwarded-For is believed. */
   readonly trustedProxies: readonly string[]
+  /** How many leading bits of an IPv6 address make one client for the limits (clientKey); 64 by default. */
+  readonly ipv6Prefix?: number
   /**
    * The address callers reach the service at: the OpenAPI document's server, the base of
    * register_url, top_up_url and every link of the pages, the one origin /mcp accepts.
@@ -92,6 +94,7 @@ export interface RuntimeOptions {
 
 export const DEFAULTS = {
   rateLimit: 120,
+  ipv6Prefix: 64,
   demoQuota: DEMO_QUOTA,
   timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 },
 } as const
@@ -138,6 +141,7 @@ export class Runtime {
   private readonly rate: RateLimiter
   private readonly demo: DemoQuota
   private readonly trusted: ReadonlySet<string>
+  private readonly ipv6Prefix: number
   private readonly routes = new Map<string, Route>()
   private readonly calls = new Map<string, DataCall>()
   private readonly sweeper: NodeJS.Timeout
@@ -171,6 +175,7 @@ export class Runtime {
     this.cors = new Cors(options.corsOrigins ?? '*')
     this.basePath = links.basePath
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
+    this.ipv6Prefix = options.ipv6Prefix ?? DEFAULTS.ipv6Prefix
     // The OpenAPI document, and the pages and MCP tools made from it, tell of the served snapshot
     // (the latest year a request may name, its figures, its example answers): made again for each new one.
     const describe = (snapshot: Snapshot | undefined) => {
@@ -430,6 +435,8 @@ export class Runtime {
     const socket = req.socket
     const exchange: Exchange = { route: null, account: null, wanted: () => reachable(socket) }
     const ip = clientIp(req, this.trusted)
+    // Limits count clients, which for IPv6 are prefixes; the log keeps the address.
+    const client = clientKey(ip, this.ipv6Prefix)
     let gone = false
     try {
       const url = req.url ?? '/'
@@ -445,7 +452,7 @@ export class Runtime {
       if (route !== undefined) exchange.route = path
       // A browser's preflight asks before a call: answered from headers made at start, neither counted nor charged.
       if (api && req.method === 'OPTIONS') this.preflight(req, res, route)
-      else await this.dispatch(req, res, path, route, q < 0 ? '' : url.slice(q + 1), ip, exchange)
+      else await this.dispatch(req, res, path, route, q < 0 ? '' : url.slice(q + 1), client, exchange)
     } catch (error) {
       // A client that went away before its answer (a body cut off, a reset) is its own doing, not the server's.
       gone = !res.headersSent && (error instanceof ClientGone || !reachable(socket))
@@ -478,10 +485,10 @@ export class Runtime {
     path: string,
     route: Route | undefined,
     query: string,
-    ip: string,
+    client: string,
     exchange: Exchange,
   ): Promise<void> {
-    for (const [name, value] of Object.entries(await this.rate.admit(ip))) res.setHeader(name, value)
+    for (const [name, value] of Object.entries(await this.rate.admit(client))) res.setHeader(name, value)
     if (route === undefined)
       throw new ApiError(
         'NOT_FOUND',
@@ -491,7 +498,7 @@ export class Runtime {
       const allow = route.methods.join(', ')
       throw new ApiError('METHOD_NOT_ALLOWED', `${path} answers ${allow} only.`, {}, { Allow: allow })
     }
-    await route.handle(req, res, query, ip, exchange)
+    await route.handle(req, res, query, client, exchange)
   }
 
   /** A CORS preflight (OPTIONS) of an API route: 204 with what the route and the policy allow. */
