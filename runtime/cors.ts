@@ -16,6 +16,19 @@ export const CORS_EXPOSED_HEADERS = [
   'X-Credits-Remaining',
   'Idempotent-Replayed',
 ]
+/**
+ * The routes that open, verify or read accounts (and any sign-in or billing route to
+ * come, under these paths): a page of another site calling them from its visitors'
+ * browsers could open accounts in their names or read them, so they are not open to any
+ * origin (accountOrigins).
+ */
+export const ACCOUNT_ROUTE_PREFIXES = ['/v1/auth/', '/v1/account/', '/v1/billing/'] as const
+
+/** Who may call the account routes from a page: the service's own origin and the origins listed; never any origin. */
+export function accountOrigins(origins: CorsOrigins, own: string): CorsOrigins {
+  return origins === 'none' ? 'none' : [...new Set([own, ...(origins === '*' ? [] : origins)])]
+}
+
 /** How long a browser may keep a preflight's answer (browsers cap it: Chromium at 2 hours). */
 export const CORS_MAX_AGE_SECONDS = 86_400
 const METHODS = 'GET, HEAD, POST'

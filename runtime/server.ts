@@ -10,7 +10,7 @@ import { LedgerError } from '../ledger/ledger-error.js'
 import { alwaysWanted, type Account, type Counters, type Ledger } from '../ledger/types.js'
 import { authenticate } from './authenticate.js'
 import { BATCH, batchCall } from './batch-call.js'
-import { Cors, type CorsOrigins } from './cors.js'
+import { ACCOUNT_ROUTE_PREFIXES, Cors, accountOrigins, type CorsOrigins } from './cors.js'
 import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, clientKey, canonicalIp } from './client-ip.js'
 import type { DataCall, Exchange, Handler, MarketCall, MarketInput, PageHandler } from './exchange.js'
@@ -148,7 +148,9 @@ export class Runtime {
   private readonly log: RequestLog | undefined
   private readonly storage: StorageWatch
   private readonly refusals: Refusals
+  /** The market's CORS policy, and the account routes' (ACCOUNT_ROUTE_PREFIXES). */
   private readonly cors: Cors
+  private readonly accountCors: Cors
   /** The public URL's path, '' at the root: requests under it are routed without it. */
   private readonly basePath: string
   /** Set by close(): every answer from then on closes its connection. */
@@ -173,6 +175,7 @@ export class Runtime {
     this.demo = new DemoQuota(this.counters, options.demoQuota, links.registerUrl, clock)
     this.refusals = new Refusals(links)
     this.cors = new Cors(options.corsOrigins ?? '*')
+    this.accountCors = new Cors(accountOrigins(options.corsOrigins ?? '*', new URL(publicUrl).origin))
     this.basePath = links.basePath
     this.trusted = new Set(options.trustedProxies.map(canonicalIp))
     this.ipv6Prefix = options.ipv6Prefix ?? DEFAULTS.ipv6Prefix
@@ -442,16 +445,17 @@ export class Runtime {
       const url = req.url ?? '/'
       const q = url.indexOf('?')
       const path = this.routed(q < 0 ? url : url.slice(0, q))
-      const api = path.startsWith('/v1/') && this.cors.enabled
+      const cors = this.corsOf(path)
+      const api = path.startsWith('/v1/') && cors.enabled
       // Before any refusal, so that a page can read every answer of the API, refusals too.
-      if (api) res.cors = this.cors.answer(req.headers.origin)
+      if (api) res.cors = cors.answer(req.headers.origin)
       if (url.length > MAX_URL_LENGTH)
         throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
       const route = this.routes.get(path)
       // Known before the rate limit, so a refused request is logged and counted under its route.
       if (route !== undefined) exchange.route = path
       // A browser's preflight asks before a call: answered from headers made at start, neither counted nor charged.
-      if (api && req.method === 'OPTIONS') this.preflight(req, res, route)
+      if (api && req.method === 'OPTIONS') this.preflight(req, res, route, cors)
       else await this.dispatch(req, res, path, route, q < 0 ? '' : url.slice(q + 1), client, exchange)
     } catch (error) {
       // A client that went away before its answer (a body cut off, a reset) is its own doing, not the server's.
@@ -501,11 +505,16 @@ export class Runtime {
     await route.handle(req, res, query, client, exchange)
   }
 
-  /** A CORS preflight (OPTIONS) of an API route: 204 with what the route and the policy allow. */
-  private preflight(req: IncomingMessage, res: ApiResponse, route: Route | undefined): void {
+  /** A CORS preflight (OPTIONS) of an API route: 204 with what the route and its policy allow. */
+  private preflight(req: IncomingMessage, res: ApiResponse, route: Route | undefined, cors: Cors): void {
     const allow = route?.methods.join(', ') ?? 'GET, HEAD, POST'
-    res.cors = this.cors.preflight(req.headers.origin)
+    res.cors = cors.preflight(req.headers.origin)
     sendEmpty(res, 204, ['Allow', allow])
+  }
+
+  /** The CORS policy of a routed path: the account routes' own, or the market's. */
+  private corsOf(path: string): Cors {
+    return ACCOUNT_ROUTE_PREFIXES.some((prefix) => path.startsWith(prefix)) ? this.accountCors : this.cors
   }
 
   /**
