@@ -22,7 +22,8 @@
  * `--before DIR` adds a keyed valuation row served by another checkout's compiled code
  * (DIR/dist/cli/main.js, e.g. a git worktree of the last release), so that a change is
  * judged against the code before it in the same run; it serves a snapshot that code built
- * from the same export, since the two may read different snapshot schemas.
+ * from the same export and keeps a ledger that code opened, since the two may read
+ * different snapshot schemas and ledger layouts.
  *
  * `--only A,B` measures only the rows whose label holds A or B (and the bare server).
  *
@@ -247,6 +248,7 @@ const single = (command: readonly string[], pattern: RegExp) => async () => {
 
 const dir = await benchSnapshots(DEFAULT_LISTINGS)
 const lmdbLedger = mkdtempSync(join(tmpdir(), 'carmarket-bench-ledger-'))
+const beforeLedger = mkdtempSync(join(tmpdir(), 'carmarket-bench-ledger-before-'))
 const lmdbKey = await benchAccount(lmdbLedger)
 const SERVING = /serving on http:\/\/127\.0\.0\.1:(\d+)/
 const serve = (ledger: string, flags: readonly string[], cli = CLI, snapshots = dir) =>
@@ -254,6 +256,13 @@ const serve = (ledger: string, flags: readonly string[], cli = CLI, snapshots = 
     [cli, 'serve', '--snapshots', snapshots, '--ledger', ledger, '--port', '0', '--rate-limit', '0', ...flags],
     SERVING,
   )
+
+/** A ledger of the code in `checkout`, its own layout, with an account for the bench; the account's key. */
+function accountOf(checkout: string, ledger: string): string {
+  const cli = join(checkout, 'dist', 'cli', 'main.js')
+  const create = ['accounts', 'create', '--ledger', ledger, '--email', 'bench@example.pl', '--credits', '1000000000']
+  return execFileSync(process.execPath, [cli, ...create, '--key-only'], { encoding: 'utf8' }).trim()
+}
 
 /** The snapshots the code in `checkout` serves: its own build of the bench's export, built afresh. */
 async function snapshotsOf(checkout: string): Promise<string> {
@@ -352,8 +361,9 @@ const all: Server[] = [
     : [
         {
           label: `keyed valuation, the code in ${before}`,
-          ...keyed,
-          start: serve(lmdbLedger, QUIET, join(before, 'dist', 'cli', 'main.js'), await snapshotsOf(before)),
+          path: VALUATION,
+          headers: { 'x-api-key': accountOf(before, beforeLedger) },
+          start: serve(beforeLedger, QUIET, join(before, 'dist', 'cli', 'main.js'), await snapshotsOf(before)),
         },
       ]),
 ]
@@ -405,6 +415,7 @@ try {
   }
 } finally {
   rmSync(lmdbLedger, { recursive: true, force: true })
+  rmSync(beforeLedger, { recursive: true, force: true })
   if (pgRows.length > 0) await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
 }
 

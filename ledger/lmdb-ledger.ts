@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { open, type Database, type RootDatabase } from 'lmdb'
+import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
 import { LedgerError } from './ledger-error.js'
 import { LmdbWrites } from './lmdb-writes.js'
@@ -30,9 +30,28 @@ export const LEDGER_FILE = 'ledger.mdb'
 const DAY_MS = 86_400_000
 /**
  * The ledger's layout, upgraded in place when a ledger is opened: 2 keys `emails` by
- * mailbox (ledger/mailbox.ts), where 1 keyed it by the address trimmed and lower-cased.
+ * mailbox (ledger/mailbox.ts), where 1 keyed it by the address trimmed and lower-cased;
+ * 3 keeps every record whole in its own value (RECORD_DATABASES), where 1 and 2 wrote
+ * records against shapes stored once per database.
  */
-const LAYOUT = 2
+const LAYOUT = 3
+
+/**
+ * The databases of records, each under its name since layout 3 and under the name of
+ * layouts 1 and 2. Those wrote a record against a shape (msgpackr's shared structures)
+ * stored once in its database, learnt by the writing process as it wrote: a commit that
+ * failed on a full disk lost the shape but not the process's memory of it, and the
+ * process's later records referred to a shape no other process could read (the account
+ * unreadable everywhere). A record that carries its own keys is readable by any process
+ * whatever commits failed; reading one costs about a microsecond more.
+ */
+const RECORD_DATABASES = {
+  accounts: ['account_records', 'accounts'],
+  keys: ['key_records', 'keys'],
+  history: ['entry_records', 'entries'],
+  codes: ['code_records', 'codes'],
+  keyUses: ['key_use_records', 'idempotency'],
+} as const
 
 /** What is stored of an account beyond its public record. */
 interface StoredAccount extends Omit<Account, 'key_delivered'> {
@@ -125,18 +144,18 @@ export class LmdbLedger implements Ledger {
 
   static open(dir: string): LmdbLedger {
     privateDir(dir)
-    const root = open({ path: join(dir, LEDGER_FILE), maxDbs: 12, overlappingSync: false })
+    const root = open({ path: join(dir, LEDGER_FILE), maxDbs: 16, overlappingSync: false })
     privateFiles(dir)
     const ledger = new LmdbLedger(
       dir,
       root,
       root.openDB<number, string>({ name: 'meta' }),
-      root.openDB<StoredAccount, string>(records('accounts')),
+      root.openDB<StoredAccount, string>(whole(RECORD_DATABASES.accounts[0])),
       root.openDB<string, string>({ name: 'emails' }),
-      root.openDB<StoredKey, string>(records('keys')),
-      root.openDB<Entry, [string, number]>(records('entries')),
-      root.openDB<StoredCode, string>(records('codes')),
-      root.openDB<StoredKeyUse, [string, string]>(records('idempotency')),
+      root.openDB<StoredKey, string>(whole(RECORD_DATABASES.keys[0])),
+      root.openDB<Entry, [string, number]>(whole(RECORD_DATABASES.history[0])),
+      root.openDB<StoredCode, string>(whole(RECORD_DATABASES.codes[0])),
+      root.openDB<StoredKeyUse, [string, string]>(whole(RECORD_DATABASES.keyUses[0])),
       root.openDB<string, [string, number]>({ name: 'idempotency_order' }),
     )
     ledger.upgrade()
@@ -145,23 +164,38 @@ export class LmdbLedger implements Ledger {
 
   /** Brings a ledger of an earlier layout to this one, once, in one transaction. */
   private upgrade(): void {
-    if ((this.meta.get('layout') ?? 1) >= LAYOUT) return
+    const layout = () => this.meta.get('layout') ?? 1
+    if (layout() >= LAYOUT) return
+    const earlier = Object.fromEntries(
+      Object.entries(RECORD_DATABASES).map(([field, [, name]]) => [field, this.root.openDB(shaped(name))]),
+    ) as Record<keyof typeof RECORD_DATABASES, Database<unknown, Key>>
     this.root.transactionSync(() => {
-      if ((this.meta.get('layout') ?? 1) >= LAYOUT) return
-      for (const key of [...this.emails.getKeys()]) void this.emails.remove(key)
-      // The oldest account of a mailbox keeps it; later ones stay usable by their keys.
-      const oldestFirst = [...this.accounts.getRange()]
-        .map(({ value }) => value)
-        .sort((a, b) => a.created.localeCompare(b.created))
-      for (const account of oldestFirst) {
-        const parsed = parseEmail(account.email)
-        const mailbox = parsed.ok ? parsed.mailbox : account.email
-        if (this.emails.get(mailbox) === undefined) void this.emails.put(mailbox, account.id)
+      if (layout() >= LAYOUT) return
+      // Layout 3: every record rewritten whole, the databases of shaped records dropped.
+      for (const [field, from] of Object.entries(earlier) as [keyof typeof RECORD_DATABASES, Database][]) {
+        const to = this[field] as Database<unknown, Key>
+        for (const { key, value } of from.getRange()) void to.put(key, value)
+        from.dropSync()
       }
-      // Codes were kept by address; they last minutes, so they are simply asked for again.
-      for (const key of [...this.codes.getKeys()]) void this.codes.remove(key)
+      if (layout() < 2) this.keyByMailbox()
       void this.meta.put('layout', LAYOUT)
     })
+  }
+
+  /** Layout 2: `emails` keyed by mailbox. */
+  private keyByMailbox(): void {
+    for (const key of [...this.emails.getKeys()]) void this.emails.remove(key)
+    // The oldest account of a mailbox keeps it; later ones stay usable by their keys.
+    const oldestFirst = [...this.accounts.getRange()]
+      .map(({ value }) => value)
+      .sort((a, b) => a.created.localeCompare(b.created))
+    for (const account of oldestFirst) {
+      const parsed = parseEmail(account.email)
+      const mailbox = parsed.ok ? parsed.mailbox : account.email
+      if (this.emails.get(mailbox) === undefined) void this.emails.put(mailbox, account.id)
+    }
+    // Codes were kept by address; they last minutes, so they are simply asked for again.
+    for (const key of [...this.codes.getKeys()]) void this.codes.remove(key)
   }
 
   get health(): WriteHealth {
@@ -562,12 +596,13 @@ export class LmdbLedger implements Ledger {
   }
 }
 
-/**
- * A database of records of one shape: the shape is stored once in the database (lmdb-js
- * keeps it consistent across processes) instead of in every value, which halves the
- * time to read an account on every keyed call.
- */
-function records(name: string) {
+/** A database of records each written whole, its keys in its own value (RECORD_DATABASES). */
+function whole(name: string) {
+  return { name, encoder: { useRecords: false } }
+}
+
+/** A database of records of layouts 1 and 2: their shapes stored once in the database, read to upgrade it. */
+function shaped(name: string) {
   return { name, sharedStructuresKey: Symbol.for('structures') }
 }
 
