@@ -35,6 +35,8 @@ export type BuildErrorCode =
   | 'download_failed'
   /** A download answered with an HTTP status other than success. */
   | 'http_status'
+  /** A download that ran past its deadline or below its minimum rate (a source that trickles). */
+  | 'download_too_slow'
   /** A download that ran on past the size expected. */
   | 'download_too_long'
   /** A download that ended short of the size its manifest lists. */

@@ -43,6 +43,9 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     response = await request(url, { dispatcher, signal: options.signal })
   } catch (error) {
     void dispatcher.close()
+    // Aborted for a reason of the caller's own (a deadline passed): that is the failure.
+    const reason: unknown = options.signal?.aborted === true ? options.signal.reason : undefined
+    if (reason instanceof BuildError) throw reason
     throw new BuildError('download_failed', `cannot download ${description}: ${messageOf(error)}`)
   }
   response.body.once('close', () => void dispatcher.close())

@@ -28,6 +28,10 @@ export interface PullOptions {
   readonly keep?: number
   /** Milliseconds a request may wait for its headers or its body's next bytes, and the manifest for all of it. */
   readonly timeout?: number
+  /** Milliseconds the whole pull may take, DEFAULT_DEADLINE unless given. */
+  readonly deadline?: number
+  /** Bytes a second a file's download must keep to once MIN_RATE_AFTER_MS have passed, DEFAULT_MIN_RATE unless given; 0 for none. */
+  readonly minRate?: number
   /** Bytes of the snapshot's files downloaded so far, of `total`. */
   readonly onProgress?: (done: number, total: number) => void
 }
@@ -49,6 +53,16 @@ export interface PullReport {
 /** A manifest.json is a few hundred bytes; anything past this is not one. */
 export const MAX_MANIFEST_BYTES = 1 << 20
 const DEFAULT_TIMEOUT = 30_000
+/**
+ * A source that trickles bytes never stalls long enough for a timeout, and holds the
+ * snapshots folder's lock (every other pull and build of it fails meanwhile): a pull gives
+ * up past its deadline, and below its minimum rate.
+ */
+export const DEFAULT_DEADLINE = 30 * 60_000
+/** 64 KiB/s: the sample's snapshot in about an hour and a half; a LAN moves it in seconds. */
+export const DEFAULT_MIN_RATE = 64 * 1024
+/** How long a download runs before its rate is judged: a connection's first seconds are slow. */
+const MIN_RATE_AFTER_MS = 5_000
 
 /**
  * Publishes the other host's current snapshot in `snapshots` unless a folder of that
@@ -63,9 +77,26 @@ export async function pullSnapshot(options: PullOptions): Promise<PullReport> {
   if (!origin.pathname.endsWith('/')) origin.pathname += '/'
   const timeout = options.timeout ?? DEFAULT_TIMEOUT
   const progress = options.onProgress ?? (() => {})
+  const limits = new DownloadLimits(options.deadline ?? DEFAULT_DEADLINE, options.minRate ?? DEFAULT_MIN_RATE)
+  try {
+    return await pullWithin(options, origin, timeout, progress, limits, started)
+  } finally {
+    limits.end()
+  }
+}
+
+async function pullWithin(
+  options: PullOptions,
+  origin: URL,
+  timeout: number,
+  progress: (done: number, total: number) => void,
+  limits: DownloadLimits,
+  started: number,
+): Promise<PullReport> {
   // Read through `current` once; the files are fetched by build id, as `current` may
   // move on the other host during the download.
-  const { raw, listed } = await fetchManifest(new URL(`${CURRENT_LINK}/${MANIFEST_FILE}`, origin), timeout)
+  const manifestUrl = new URL(`${CURRENT_LINK}/${MANIFEST_FILE}`, origin)
+  const { raw, listed } = await fetchManifest(manifestUrl, timeout, limits.signal)
   const id = listed.build_id
   const dir = join(options.snapshots, id)
   const report = (result: PullReport['result'], bytes: number, pruned: readonly string[]): PullReport => ({
@@ -92,6 +123,7 @@ export async function pullSnapshot(options: PullOptions): Promise<PullReport> {
         join(staging, name),
         digest,
         timeout,
+        limits,
         (bytes) => {
           done += bytes
           progress(done, total)
@@ -106,19 +138,66 @@ export async function pullSnapshot(options: PullOptions): Promise<PullReport> {
   })
 }
 
+/**
+ * The deadline of a pull and the minimum rate of its downloads: either one passed aborts
+ * `signal` with a `download_too_slow` BuildError as its reason, which the download's
+ * failure then is.
+ */
+class DownloadLimits {
+  private readonly controller = new AbortController()
+  private readonly deadline: NodeJS.Timeout
+
+  constructor(
+    deadlineMs: number,
+    private readonly minRate: number,
+  ) {
+    this.deadline = setTimeout(
+      () => this.give(`the pull ran past its deadline of ${Math.round(deadlineMs / 1000)} s`),
+      deadlineMs,
+    )
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  /** Watches one download's bytes (`count` each piece) against the minimum rate until `stop`. */
+  watch(where: string): { count(bytes: number): void; stop(): void } {
+    const started = Date.now()
+    let bytes = 0
+    const timer = setInterval(() => {
+      const seconds = (Date.now() - started) / 1000
+      if (this.minRate > 0 && seconds * 1000 >= MIN_RATE_AFTER_MS && bytes / seconds < this.minRate)
+        this.give(`${where} came at ${Math.round(bytes / seconds)} bytes/s, below the minimum rate of ${this.minRate}`)
+    }, 1000)
+    return { count: (n) => void (bytes += n), stop: () => clearInterval(timer) }
+  }
+
+  end(): void {
+    clearTimeout(this.deadline)
+  }
+
+  private give(why: string): void {
+    this.controller.abort(new BuildError('download_too_slow', `${why}; nothing was published`))
+  }
+}
+
+/** The limit an aborted download passed, if that is why it failed. */
+function passedLimit(signal: AbortSignal): BuildError | undefined {
+  return signal.aborted && signal.reason instanceof BuildError ? signal.reason : undefined
+}
+
 /** The other host's current manifest.json, as it was sent and as read. */
 async function fetchManifest(
   url: URL,
   timeout: number,
+  deadline: AbortSignal,
 ): Promise<{ readonly raw: Buffer; readonly listed: ListedFiles }> {
   const where = describeUrl(url)
-  const { body } = await httpGet(url, {
-    headersTimeout: timeout,
-    bodyTimeout: timeout,
-    signal: AbortSignal.timeout(timeout),
-  })
+  const signal = AbortSignal.any([AbortSignal.timeout(timeout), deadline])
+  const { body } = await httpGet(url, { headersTimeout: timeout, bodyTimeout: timeout, signal })
   const parts: Buffer[] = []
-  await receive(body, where, MAX_MANIFEST_BYTES, (chunk) => parts.push(chunk))
+  await receive(body, where, MAX_MANIFEST_BYTES, signal, (chunk) => parts.push(chunk))
   const raw = Buffer.concat(parts)
   let listed: ListedFiles
   try {
@@ -141,20 +220,28 @@ async function downloadFile(
   path: string,
   digest: FileDigest,
   timeout: number,
+  limits: DownloadLimits,
   onBytes: (bytes: number) => void,
 ): Promise<void> {
   const where = describeUrl(url)
   const hash = createHash('sha256')
   let bytes = 0
-  await writeSynced(path, async (write) => {
-    const { body } = await httpGet(url, { headersTimeout: timeout, bodyTimeout: timeout })
-    await receive(body, where, digest.bytes, (chunk) => {
-      write(chunk)
-      hash.update(chunk)
-      bytes += chunk.length
-      onBytes(chunk.length)
+  const rate = limits.watch(where)
+  try {
+    await writeSynced(path, async (write) => {
+      const signal = limits.signal
+      const { body } = await httpGet(url, { headersTimeout: timeout, bodyTimeout: timeout, signal })
+      await receive(body, where, digest.bytes, signal, (chunk) => {
+        write(chunk)
+        hash.update(chunk)
+        bytes += chunk.length
+        rate.count(chunk.length)
+        onBytes(chunk.length)
+      })
     })
-  })
+  } finally {
+    rate.stop()
+  }
   if (bytes !== digest.bytes)
     throw new BuildError('download_incomplete', `${where} ended after ${bytes} of its ${digest.bytes} bytes`)
   if (hash.digest('hex') !== digest.sha256)
@@ -171,7 +258,13 @@ async function downloadFile(
  * response) while the parser is held back. The socket is not read while `take` runs, so
  * TCP slows the server down instead, and one piece at a time is held in memory.
  */
-async function receive(body: Readable, where: string, limit: number, take: (chunk: Buffer) => void): Promise<void> {
+async function receive(
+  body: Readable,
+  where: string,
+  limit: number,
+  signal: AbortSignal,
+  take: (chunk: Buffer) => void,
+): Promise<void> {
   let bytes = 0
   let failure: unknown
   body.on('data', (chunk: Buffer) => {
@@ -189,7 +282,8 @@ async function receive(body: Readable, where: string, limit: number, take: (chun
   try {
     await finished(body)
   } catch (error) {
-    failure ??= new BuildError('download_failed', `downloading ${where} failed: ${messageOf(error)}`)
+    failure ??=
+      passedLimit(signal) ?? new BuildError('download_failed', `downloading ${where} failed: ${messageOf(error)}`)
   }
   if (failure !== undefined) throw failure
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import { DEFAULT_KEEP } from '../build/publish.js'
-import { pullSnapshot, type PullReport } from '../build/pull.js'
+import { DEFAULT_DEADLINE, DEFAULT_MIN_RATE, pullSnapshot, type PullReport } from '../build/pull.js'
 import { DEFAULT_SNAPSHOTS, httpUrl, positiveInteger } from './options.js'
 import { ProgressBar } from './progress.js'
 import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
@@ -9,6 +9,8 @@ interface PullFlags {
   from: string
   snapshots: string
   keep: string
+  deadline: string
+  minRate: string
   json?: boolean
 }
 
@@ -20,10 +22,18 @@ export const pullCommand = new Command('pull')
   )
   .option('-s, --snapshots <dir>', 'snapshots folder (env CARMARKET_SNAPSHOTS)', DEFAULT_SNAPSHOTS)
   .option('--keep <n>', 'published snapshots to keep, the new one included', String(DEFAULT_KEEP))
+  .option('--deadline <seconds>', 'give up when the whole pull takes longer', String(DEFAULT_DEADLINE / 1000))
+  .option(
+    '--min-rate <bytes>',
+    'give up when a file comes slower than this many bytes a second (after its first seconds; 0 for no minimum)',
+    String(DEFAULT_MIN_RATE),
+  )
   .option('--json', 'print the summary as JSON')
   .action(async (flags: PullFlags) => {
     const from = httpUrl(flags.from, '--from')
     const keep = positiveInteger(flags.keep, '--keep')
+    const deadline = positiveInteger(flags.deadline, '--deadline') * 1000
+    const minRate = positiveInteger(flags.minRate, '--min-rate', 0)
     const bar = new ProgressBar()
     let report: PullReport
     try {
@@ -31,6 +41,8 @@ export const pullCommand = new Command('pull')
         from,
         snapshots: flags.snapshots,
         keep,
+        deadline,
+        minRate,
         onProgress: (done, total) => bar.update('pulling', done, total, 'bytes'),
       })
     } finally {

@@ -487,3 +487,63 @@ t.test('the CLI: --json, exit codes, one line on failure, nothing on stderr when
   t.equal(keep.code, 2)
   t.match(keep.stderr, /^carmarket: --keep must be an integer of at least 1/)
 })
+
+/** The data file, a byte at a time every `ms`: a source that trickles, never stalling long enough for a timeout. */
+function trickle(res: ServerResponse, file: string, ms: number): void {
+  const bytes = readFileSync(file)
+  res.writeHead(200, { 'content-length': bytes.length })
+  let at = 0
+  const timer = setInterval(() => {
+    if (res.destroyed || at >= bytes.length) return clearInterval(timer)
+    res.write(bytes.subarray(at, ++at))
+  }, ms)
+  res.once('close', () => clearInterval(timer))
+}
+
+t.test(
+  'a source that trickles is given up by the deadline or the minimum rate, and the lock goes with it',
+  async (t) => {
+    const from = await origin(
+      t,
+      (path, res) => path.endsWith(`/${SNAPSHOT_FILE}`) && (trickle(res, join(from.dir, SNAPSHOT_FILE), 20), true),
+    )
+    const local = await localWithBuild(t)
+    const before = entries(local.snapshots)
+    const given = async (options: { deadline?: number; minRate?: number }, most: number, what: string) => {
+      const started = Date.now()
+      await refused(
+        t,
+        pullSnapshot({ from: from.base, snapshots: local.snapshots, ...options }),
+        'download_too_slow',
+        local.snapshots,
+        before,
+      )
+      const took = Date.now() - started
+      t.ok(took < most, `${what}: given up after ${took} ms`)
+    }
+    await given({ deadline: 1_500, minRate: 0 }, 6_000, 'the deadline')
+    await given({ deadline: 600_000, minRate: 10_000 }, 15_000, 'the minimum rate')
+    // Neither left the lock: a build of the folder goes ahead at once.
+    const built = await build(t, LOCAL_CSV, { asOf: '2026-09-30', snapshots: local.snapshots })
+    t.ok(built.report.build_id, 'a build takes the folder after the pulls')
+  },
+)
+
+t.test('carmarket snapshot pull --deadline and --min-rate', async (t) => {
+  const from = await origin(
+    t,
+    (path, res) => path.endsWith(`/${SNAPSHOT_FILE}`) && (trickle(res, join(from.dir, SNAPSHOT_FILE), 20), true),
+  )
+  const snapshots = join(freshDir(t), 'snapshots')
+  const slow = await carmarket(['snapshot', 'pull', '--from', from.base, '--snapshots', snapshots, '--deadline', '1'])
+  t.equal(slow.code, 1)
+  t.match(slow.stderr, /^carmarket: .*(deadline|rate)/)
+  for (const [option, value] of [
+    ['--deadline', '0'],
+    ['--min-rate', '-1'],
+    ['--min-rate', 'fast'],
+  ]) {
+    const bad = await carmarket(['snapshot', 'pull', '--from', from.base, '--snapshots', snapshots, option!, value!])
+    t.equal(bad.code, 2, `${option} ${value}: a usage error`)
+  }
+})
