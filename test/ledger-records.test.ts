@@ -97,7 +97,7 @@ t.test(
     const from = open({ path: join(source, LEDGER_FILE), maxDbs: 16, readOnly: true })
     const to = open({ path: join(earlier, LEDGER_FILE), maxDbs: 16 })
     const shaped = { sharedStructuresKey: Symbol.for('structures') }
-  const whole = { encoder: { useRecords: false } }
+    const whole = { encoder: { useRecords: false } }
     for (const [now, then] of [
       ['account_records', 'accounts'],
       ['key_records', 'keys'],

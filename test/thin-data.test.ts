@@ -91,19 +91,22 @@ t.test('filters that leave too few listings are named, with what each left', asy
   t.notOk('filters' in thin.error, 'no filters, none named')
 })
 
-t.test('an asking price on a key with too few listings is the 404 every thin key gets, wherever it is asked', async (t) => {
-  const { snapshots } = await build(t, toCsv(data))
-  const { get, post, fetch } = await serve(t, { snapshots, demoQuota: 1000, publicUrl: 'https://example.test' })
-  const polo = 'make=VW&model=Polo&year=2017&asking_price=30000'
-  const answer = await get(`/v1/market/valuation?${polo}`)
-  t.equal(answer.status, 404)
-  t.equal(answer.body.error.code, 'INSUFFICIENT_DATA')
-  t.equal(answer.body.error.sample_size, 9)
-  const chart = await fetch(`/v1/chart/valuation.svg?${polo}`)
-  t.equal(chart.status, 404, 'the chart')
-  const batch = await post('/v1/market/batch', {
-    requests: [{ operation: 'valuation', make: 'VW', model: 'Polo', year: 2017, asking_price: 30_000 }],
-  })
-  t.equal(batch.status, 200)
-  t.equal(batch.body.data.results[0].error.code, 'INSUFFICIENT_DATA', 'a batch item')
-})
+t.test(
+  'an asking price on a key with too few listings is the 404 every thin key gets, wherever it is asked',
+  async (t) => {
+    const { snapshots } = await build(t, toCsv(data))
+    const { get, post, fetch } = await serve(t, { snapshots, demoQuota: 1000, publicUrl: 'https://example.test' })
+    const polo = 'make=VW&model=Polo&year=2017&asking_price=30000'
+    const answer = await get(`/v1/market/valuation?${polo}`)
+    t.equal(answer.status, 404)
+    t.equal(answer.body.error.code, 'INSUFFICIENT_DATA')
+    t.equal(answer.body.error.sample_size, 9)
+    const chart = await fetch(`/v1/chart/valuation.svg?${polo}`)
+    t.equal(chart.status, 404, 'the chart')
+    const batch = await post('/v1/market/batch', {
+      requests: [{ operation: 'valuation', make: 'VW', model: 'Polo', year: 2017, asking_price: 30_000 }],
+    })
+    t.equal(batch.status, 200)
+    t.equal(batch.body.data.results[0].error.code, 'INSUFFICIENT_DATA', 'a batch item')
+  },
+)
