@@ -14,13 +14,42 @@ export function shownUrl(url: string): string {
 }
 
 /**
- * Bounds on waiting, so that no request hangs on a server that is down or unreachable:
- * connecting; a statement, ended by the server (its transaction then certainly rolled
+ * Bounds on waiting, so that a request is answered within 2 s whatever the server does
+ * (down, unreachable, frozen, shutting down): connecting (or waiting for a pooled
+ * connection); a statement, ended by the server (its transaction then certainly rolled
  * back); and an answer, ended by the client for a server that no longer answers at all
- * (after the server's own limit, which normally comes first). A URL may set any of them
- * (`?statement_timeout=2000`).
+ * (after the server's own limit, which normally comes first). A statement of the ledger
+ * takes milliseconds; these bounds are met only by a server in trouble. A URL may set
+ * the statement's and the answer's (`?statement_timeout=2000&query_timeout=2500`).
  */
-const TIMEOUTS = { connectionTimeoutMillis: 5_000, statement_timeout: 5_000, query_timeout: 10_000 } as const
+const TIMEOUTS = { connectionTimeoutMillis: 700, statement_timeout: 1_000, query_timeout: 1_200 } as const
+
+/**
+ * How long a request waits at most for work it shares with others (a batch of key look-ups, a batch of debits),
+ * counted from when it asked: the wait for the batch in flight and its own batch's. Its later calls, if any, are
+ * single statements within TIMEOUTS.
+ */
+export const SHARED_WORK_WITHIN_MS = 1_500
+
+/**
+ * `work`'s outcome, or the error `late()` makes once `ms` have passed, whichever comes first. The work itself goes
+ * on: its later outcome is the caller's to watch.
+ */
+export function within<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(late()), ms)
+    work.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}
 
 export interface PoolSettings {
   /** Connections at most. */

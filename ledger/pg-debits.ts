@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { LedgerError } from './ledger-error.js'
 import { Batches } from './pg-batch.js'
-import { isRetryable, outcomeUnknown } from './pg-connection.js'
+import { SHARED_WORK_WITHIN_MS, isRetryable, outcomeUnknown, within } from './pg-connection.js'
 import { batchEntries } from './pg-doubt.js'
 import type { PgHealth } from './pg-health.js'
 import { entryOf, flags, instant, oneOf, text, whole, wholes, type Row } from './pg-rows.js'
@@ -21,6 +21,8 @@ export interface Request {
   readonly remember: Charges['remember']
   /** Whether the answer can still be delivered. */
   readonly wanted: () => boolean
+  /** Told the batch a request wanted is sent in, just before it goes. */
+  readonly sending?: (batch: string) => void
 }
 
 const OUTCOMES = ['ok', 'replayed', 'reused', 'disabled', 'unknown_account', 'not_wanted'] as const
@@ -48,6 +50,13 @@ const CHARGE = `SELECT o_outcome, o_balance, o_charged, o_balances, o_seqs, o_ti
  * OUTCOME_WAIT_MS, or an answer this code cannot read), every request is `in_doubt`, never
  * `unavailable` nor a plain error (whose refund record would claim nothing was taken),
  * and `onDoubt` is told the batch.
+ *
+ * A request is answered within SHARED_WORK_WITHIN_MS of asking, whatever the server does
+ * meanwhile. One not sent by then never will be (`unavailable`, nothing charged); one sent
+ * is `in_doubt`, and should its batch turn out to have charged it after all, the charge is
+ * given back by a grant naming the entries (`refund`), since its answer was never
+ * delivered. A request under an Idempotency-Key keeps its charge: its retry is answered
+ * with what was paid for.
  */
 export class PgDebits {
   private readonly batches = new Batches<Request, ChargesResult>((requests) => this.send(requests))
@@ -59,12 +68,50 @@ export class PgDebits {
     private readonly url: string,
     /** Told of each batch known to have committed. */
     private readonly committed: () => void,
-    /** Told of a batch whose outcome could not be learned. */
+    /** Told of a batch whose outcome could not be learned, or whose late charges could not be given back. */
     private readonly onDoubt: (doubt: DebitsInDoubt) => void,
+    /** Gives `credits` back to an account, durably. */
+    private readonly refund: (accountId: string, credits: number, reference: string) => Promise<unknown>,
   ) {}
 
   charge(request: Request): Promise<ChargesResult> {
-    return this.batches.add(request)
+    let late = false
+    let sent: string | undefined
+    const result = this.batches.add({
+      ...request,
+      wanted: () => !late && request.wanted(),
+      sending: (batch) => (sent = batch),
+    })
+    result.then(
+      (done) => {
+        if (late && sent !== undefined) void this.giveBack(sent, request, done)
+      },
+      () => {},
+    )
+    return within(result, SHARED_WORK_WITHIN_MS, () => {
+      late = true
+      return sent === undefined
+        ? new LedgerError('unavailable', 'the ledger did not take this debit in time; nothing was charged')
+        : new LedgerError('in_doubt', `the ledger did not answer this debit (batch ${sent}) in time`)
+    })
+  }
+
+  /** Gives back what a request answered in doubt was charged after all. */
+  private async giveBack(batch: string, request: Request, done: ChargesResult): Promise<void> {
+    if (!done.ok || request.remember !== undefined) return
+    const charges = done.outcomes.flatMap((outcome) => (outcome.charged ? [outcome.entry] : []))
+    if (charges.length === 0) return
+    const credits = -charges.reduce((sum, entry) => sum + entry.credits, 0)
+    const reference = `refund of ${charges.map((entry) => entry.id).join(', ')}: its call was answered 503 before the ledger committed`
+    try {
+      await this.refund(request.accountId, credits, reference)
+    } catch (error) {
+      this.onDoubt({
+        batch,
+        debits: charges.length,
+        reason: `charged after its call was answered 503, and not refunded: ${messageOf(error)}`,
+      })
+    }
   }
 
   /** The requests' results, in their order: a promise for each request of a batch that lost its answer. */
@@ -78,6 +125,7 @@ export class PgDebits {
     // Asked last, just before the debits go: a client gone by now is charged nothing.
     const wanted = sorted.map((request) => request.wanted())
     const batch = randomUUID()
+    sorted.forEach((request, n) => wanted[n] && request.sending?.(batch))
     const debits = sorted.flatMap((request, g) => request.debits.map((debit) => ({ group: g + 1, ...debit })))
     const failures = sorted.flatMap((request, g) => request.failures.map((failure) => ({ group: g + 1, ...failure })))
     const values = [

@@ -5,9 +5,8 @@ import { ENTRY_COLUMNS, type Row } from './pg-rows.js'
 
 /**
  * How long a batch of debits whose answer was lost goes on asking what it did: enough for
- * PostgreSQL to restart. With the connection's own bounds before it (5 s to connect, 10 s
- * for an answer, pg-connection.ts), a debit is answered within about 25 s at worst, before
- * clients and proxies commonly give up (30 s or more).
+ * PostgreSQL to restart. Its requests are answered long before (SHARED_WORK_WITHIN_MS,
+ * pg-connection.ts); what is learned after decides whether a charge is given back.
  */
 export const OUTCOME_WAIT_MS = 10_000
 /** Between attempts while the server cannot be reached. */

@@ -20,7 +20,7 @@ import { WriteFailures } from './write-failures.js'
 export class PgHealth extends WriteFailures {
   constructor(
     /** What the calls are to, for messages: `the ledger at postgres://…`. */
-    private readonly what: string,
+    readonly what: string,
   ) {
     super()
   }

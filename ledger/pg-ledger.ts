@@ -4,6 +4,7 @@ import { keyHash, keyPrefix, newKey } from './keys.js'
 import { LedgerError } from './ledger-error.js'
 import { parseEmail } from './mailbox.js'
 import { Batches } from './pg-batch.js'
+import { SHARED_WORK_WITHIN_MS, within } from './pg-connection.js'
 import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
 import {
@@ -81,7 +82,14 @@ export class PgLedger implements Ledger {
     url: string,
     onDoubt: (doubt: DebitsInDoubt) => void,
   ) {
-    this.debits = new PgDebits(pool, calls, url, () => this.commits.charge++, onDoubt)
+    this.debits = new PgDebits(
+      pool,
+      calls,
+      url,
+      () => this.commits.charge++,
+      onDoubt,
+      (accountId, credits, reference) => this.grant(accountId, credits, reference),
+    )
     this.keys = new Batches((hashes) => calls.read(() => this.accountsByKeyHash(hashes)))
   }
 
@@ -148,7 +156,11 @@ export class PgLedger implements Ledger {
   }
 
   authenticate(key: string): Promise<Account | undefined> {
-    return this.keys.add(keyHash(key))
+    return within(
+      this.keys.add(keyHash(key)),
+      SHARED_WORK_WITHIN_MS,
+      () => new LedgerError('unavailable', `${this.calls.what} did not answer a key look-up in time`),
+    )
   }
 
   /** The accounts whose current keys have these hashes, in their order (undefined for a hash no account has). */

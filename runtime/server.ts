@@ -539,7 +539,7 @@ export class Runtime {
     if (error instanceof LedgerError && error.code === 'in_doubt') {
       this.storage.note()
       return serviceUnavailable(
-        'The ledger lost the answer to this call and could not yet learn whether it was charged; if it was, it shows in GET /v1/account/usage. Check there before you retry.',
+        'The ledger did not confirm this call in time. If it was charged all the same, the charge is given back as soon as the ledger learns it (a retry under the same Idempotency-Key gets the answer instead); both show in GET /v1/account/usage.',
         STORAGE_RETRY_SECONDS,
       )
     }

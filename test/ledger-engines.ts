@@ -116,3 +116,14 @@ export async function balanceAddsUp(t: Test, ledger: Ledger, id: string, balance
     `balance ${balance} = sum of entries`,
   )
 }
+
+/** The charges the ledger holds that no refund gave back; the refunded ids, each as often as it was refunded. */
+export function chargesKept(entries: readonly Entry[]): { kept: Entry[]; refunded: string[] } {
+  const refunded = entries.flatMap((e) =>
+    e.type === 'grant' && e.reference?.startsWith('refund of ') === true
+      ? e.reference.slice('refund of '.length, e.reference.indexOf(':')).split(', ')
+      : [],
+  )
+  const gone = new Set(refunded)
+  return { kept: entries.filter((e) => e.type === 'charge' && !gone.has(e.id)), refunded }
+}

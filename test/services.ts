@@ -1,12 +1,15 @@
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
 import { createClient } from '@redis/client'
 import pg from 'pg'
 import type { Test } from 'tap'
+import { children } from './support.js'
 
 /**
  * The PostgreSQL and Redis the tests run against: on this project's machines and in CI,
@@ -59,17 +62,29 @@ export function freshRedisPrefix(t: Test): string {
  * be. Superuser `root`, trust authentication, database `postgres`. Stopped and removed
  * when the test ends.
  */
-export async function privatePostgres(
-  t: Test,
-): Promise<{ readonly url: string; readonly stop: (mode: 'fast' | 'immediate') => void; readonly start: () => void }> {
+export interface PrivatePostgres {
+  readonly url: string
+  readonly stop: (mode: 'fast' | 'immediate') => Promise<void>
+  readonly start: () => Promise<void>
+  /**
+   * Stops every process of the server (SIGSTOP), as a hung machine or a paused VM does: connections stay open and
+   * new ones are accepted by the kernel, but nothing answers. Resolves once all are stopped.
+   */
+  readonly freeze: () => Promise<void>
+  /** Lets a frozen server run on (SIGCONT). */
+  readonly thaw: () => void
+}
+
+export async function privatePostgres(t: Test): Promise<PrivatePostgres> {
   const versions = readdirSync(PG_ROOT).sort((a, b) => Number(a) - Number(b))
   const bin = join(PG_ROOT, versions.at(-1)!, 'bin')
   const dir = mkdtempSync(join(tmpdir(), 'carmarket-pg-'))
   chownSync(dir, postgresUid(), postgresGid())
   const port = await freePort()
-  const asPostgres = (command: string, args: readonly string[]) =>
-    execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { stdio: 'pipe' })
-  asPostgres('initdb', ['-D', dir, '-U', 'root', '-A', 'trust', '--no-sync'])
+  // Without blocking the test's event loop, whose clients go on meanwhile.
+  const asPostgres = async (command: string, args: readonly string[]) =>
+    void (await run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]))
+  await asPostgres('initdb', ['-D', dir, '-U', 'root', '-A', 'trust', '--no-sync'])
   const start = () =>
     asPostgres('pg_ctl', [
       '-D',
@@ -82,19 +97,48 @@ export async function privatePostgres(
       'start',
     ])
   const stop = (mode: 'fast' | 'immediate') => asPostgres('pg_ctl', ['-D', dir, '-w', '-m', mode, 'stop'])
-  start()
-  t.teardown(() => {
+  const processes = () => {
+    const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0])
+    return [postmaster, ...children(postmaster)]
+  }
+  let frozen: number[] = []
+  const freeze = async () => {
+    // The postmaster first, so that it forks no backend meanwhile.
+    frozen = processes()
+    for (const pid of frozen) process.kill(pid, 'SIGSTOP')
+    while (!frozen.every(stopped)) await sleep(5)
+  }
+  const thaw = () => {
+    for (const pid of frozen) process.kill(pid, 'SIGCONT')
+    frozen = []
+  }
+  await start()
+  t.teardown(async () => {
+    thaw()
     try {
-      stop('immediate')
+      await stop('immediate')
     } catch {
       // already stopped
     }
     rmSync(dir, { recursive: true, force: true })
   })
-  return { url: `postgres://root@127.0.0.1:${port}/postgres`, stop, start }
+  return { url: `postgres://root@127.0.0.1:${port}/postgres`, stop, start, freeze, thaw }
 }
 
 const PG_ROOT = '/usr/lib/postgresql'
+
+const run = promisify(execFile)
+
+/** Whether process `pid` is stopped (or gone). */
+function stopped(pid: number): boolean {
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ..."; T is stopped.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat[stat.lastIndexOf(')') + 2] === 'T'
+  } catch {
+    return true
+  }
+}
 
 function postgresUid(): number {
   return Number(execFileSync('id', ['-u', 'postgres']).toString())
