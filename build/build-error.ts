@@ -45,6 +45,10 @@ export type BuildErrorCode =
   | 'digest_mismatch'
   /** Another host's manifest.json that is not a snapshot manifest. */
   | 'invalid_manifest'
+  /** Another host's snapshot without manifest.sig, where a public key says whose signature it must carry. */
+  | 'unsigned'
+  /** Another host's manifest.sig that is not the signature of its manifest.json by the key given. */
+  | 'bad_signature'
   /** Not room enough on the disk for a snapshot. */
   | 'no_room'
   /** A file of the snapshot could not be written (a full disk). */

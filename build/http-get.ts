@@ -31,6 +31,15 @@ export function describeUrl(url: URL): string {
  * when there is no answer or its status is not 2xx.
  */
 export async function httpGet(url: URL, options: HttpGetOptions): Promise<Download> {
+  return (await get(url, options, false))!
+}
+
+/** As httpGet, but a file the server does not have (404, 410) is undefined instead of a failure. */
+export function httpGetIfPresent(url: URL, options: HttpGetOptions): Promise<Download | undefined> {
+  return get(url, options, true)
+}
+
+async function get(url: URL, options: HttpGetOptions, absentOk: boolean): Promise<Download | undefined> {
   const description = describeUrl(url)
   // Loaded here, not at the top: only downloads need it, and it costs every command 0.1 s to load.
   const { Agent, interceptors, request } = await import('undici')
@@ -53,6 +62,7 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<Downlo
     // Destroying the body aborts the request; that abort is expected, not an error to raise.
     response.body.on('error', () => {})
     response.body.destroy()
+    if (absentOk && (response.statusCode === 404 || response.statusCode === 410)) return undefined
     // A redirect reaches here only past the last one followed.
     const redirected =
       response.statusCode >= 300 && response.statusCode < 400 ? `, still a redirect after ${MAX_REDIRECTIONS}` : ''

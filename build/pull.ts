@@ -1,12 +1,14 @@
-import { createHash } from 'node:crypto'
+import { createHash, type KeyObject } from 'node:crypto'
 import { closeSync, existsSync, fsyncSync, openSync, statfsSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { finished } from 'node:stream/promises'
-import { BUILD_ID_PATTERN, CURRENT_LINK, MANIFEST_FILE, type FileDigest } from '../format/schema.js'
+import { verifySignature } from '../format/manifest-signature.js'
+import { BUILD_ID_PATTERN, CURRENT_LINK, MANIFEST_FILE, SIGNATURE_FILE, type FileDigest } from '../format/schema.js'
+import { SnapshotError } from '../format/snapshot-error.js'
 import { parseListedFiles, type ListedFiles } from '../format/snapshot-files.js'
 import { BuildError } from './build-error.js'
-import { describeUrl, httpGet } from './http-get.js'
+import { describeUrl, httpGet, httpGetIfPresent } from './http-get.js'
 import { DEFAULT_KEEP, prune, publish, stagingDir, withBuildLock } from './publish.js'
 import { verifySnapshot } from './snapshot-writer.js'
 import { messageOf } from '../format/message-of.js'
@@ -32,6 +34,11 @@ export interface PullOptions {
   readonly deadline?: number
   /** Bytes a second a file's download must keep to once MIN_RATE_AFTER_MS have passed, DEFAULT_MIN_RATE unless given; 0 for none. */
   readonly minRate?: number
+  /**
+   * The Ed25519 public key whose signature the snapshot's manifest must carry: one unsigned or signed otherwise is
+   * refused before its files are downloaded. Without it, a signature the other host has is copied along unchecked.
+   */
+  readonly verifyKey?: KeyObject | undefined
   /** Bytes of the snapshot's files downloaded so far, of `total`. */
   readonly onProgress?: (done: number, total: number) => void
 }
@@ -98,6 +105,17 @@ async function pullWithin(
   const manifestUrl = new URL(`${CURRENT_LINK}/${MANIFEST_FILE}`, origin)
   const { raw, listed } = await fetchManifest(manifestUrl, timeout, limits.signal)
   const id = listed.build_id
+  const signatureUrl = new URL(`${id}/${SIGNATURE_FILE}`, origin)
+  const signature = await fetchSignature(signatureUrl, timeout, limits.signal)
+  if (options.verifyKey !== undefined) {
+    try {
+      verifySignature(raw, signature?.toString('utf8'), options.verifyKey, describeUrl(origin))
+    } catch (error) {
+      throw error instanceof SnapshotError && (error.code === 'unsigned' || error.code === 'bad_signature')
+        ? new BuildError(error.code, error.message)
+        : error
+    }
+  }
   const dir = join(options.snapshots, id)
   const report = (result: PullReport['result'], bytes: number, pruned: readonly string[]): PullReport => ({
     build_id: id,
@@ -131,6 +149,7 @@ async function pullWithin(
       )
     }
     await writeSynced(join(staging, MANIFEST_FILE), async (write) => write(raw))
+    if (signature !== undefined) await writeSynced(join(staging, SIGNATURE_FILE), async (write) => write(signature))
     // Built elsewhere, by code that may not check what it writes: every answer is read before it can be served.
     await verifySnapshot(staging, id, Infinity)
     publish(options.snapshots, id)
@@ -212,6 +231,19 @@ async function fetchManifest(
       `${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`,
     )
   return { raw, listed }
+}
+
+/** manifest.sig is one line of base64; anything past this is not one. */
+const MAX_SIGNATURE_BYTES = 1024
+
+/** The other host's manifest.sig of the build, as it was sent; undefined when it has none. */
+async function fetchSignature(url: URL, timeout: number, deadline: AbortSignal): Promise<Buffer | undefined> {
+  const signal = AbortSignal.any([AbortSignal.timeout(timeout), deadline])
+  const download = await httpGetIfPresent(url, { headersTimeout: timeout, bodyTimeout: timeout, signal })
+  if (download === undefined) return undefined
+  const parts: Buffer[] = []
+  await receive(download.body, describeUrl(url), MAX_SIGNATURE_BYTES, signal, (chunk) => parts.push(chunk))
+  return Buffer.concat(parts)
 }
 
 /** Downloads one file of the snapshot to `path`, failing unless it has the size and SHA-256 the manifest lists. */

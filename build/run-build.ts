@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { latestYear } from '../format/bounds.js'
@@ -38,6 +39,8 @@ export interface BuildOptions {
   readonly maxRejectedShare?: number
   /** Publish even when listings or keys fall by more than MAX_SHRINK from the current snapshot. */
   readonly allowShrink?: boolean
+  /** The Ed25519 private key the snapshot's manifest is signed with (manifest-signature.ts); unsigned without. */
+  readonly signingKey?: KeyObject | undefined
   readonly stdin?: Readable
   readonly onProgress?: (event: BuildProgress) => void
 }
@@ -161,6 +164,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
         },
       }),
       (done, total) => progress({ phase: 'write', done, total }),
+      options.signingKey,
     )
     await verifySnapshot(staging, buildId, VERIFIED_SAMPLES)
     if (options.allowShrink !== true) checkShrink(options.snapshots, manifest.counts)

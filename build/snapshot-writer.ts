@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
@@ -5,6 +6,7 @@ import {
   ANSWERS_OPTIONS,
   COLUMNS_DB,
   MANIFEST_FILE,
+  SIGNATURE_FILE,
   ALL_YEARS,
   KEY_OPERATIONS,
   META_DB,
@@ -16,6 +18,7 @@ import {
   type PublishedManifest,
 } from '../format/schema.js'
 import { lmdbExtent } from '../format/lmdb-file.js'
+import { signatureOf } from '../format/manifest-signature.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { Snapshot } from '../query/snapshot.js'
 import { BuildError } from './build-error.js'
@@ -37,6 +40,8 @@ export async function writeSnapshot(
   names: NameIndex,
   manifestOf: (keysWritten: number) => Manifest,
   onProgress: (done: number, total: number) => void,
+  /** Signs manifest.json (manifest.sig beside it) when given. */
+  signingKey: KeyObject | undefined,
 ): Promise<Manifest> {
   // No sync per commit: nobody reads the staging folder, so the file is synced to disk
   // once, when it is complete (syncToDisk), before it can be published.
@@ -74,8 +79,14 @@ export async function writeSnapshot(
   syncToDisk(file)
   const published: PublishedManifest = { ...manifest, files: fileDigests(dir, [SNAPSHOT_FILE]) }
   const manifestFile = join(dir, MANIFEST_FILE)
-  writeFileSync(manifestFile, `${JSON.stringify(published, null, 2)}\n`)
+  const manifestBytes = Buffer.from(`${JSON.stringify(published, null, 2)}\n`)
+  writeFileSync(manifestFile, manifestBytes)
   syncToDisk(manifestFile)
+  if (signingKey !== undefined) {
+    const signatureFile = join(dir, SIGNATURE_FILE)
+    writeFileSync(signatureFile, signatureOf(manifestBytes, signingKey))
+    syncToDisk(signatureFile)
+  }
   return manifest
 }
 

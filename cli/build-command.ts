@@ -4,7 +4,7 @@ import { DEFAULT_MAX_REJECTED_SHARE, runBuild, type BuildReport } from '../build
 import { MAX_SHRINK_TEXT } from '../build/shrink-guard.js'
 import { describeSource } from '../build/source.js'
 import { failureOf } from './handle-error.js'
-import { DEFAULT_SNAPSHOTS, collect, exchangeRates, positiveInteger, share } from './options.js'
+import { DEFAULT_SNAPSHOTS, collect, exchangeRates, positiveInteger, share, signingKey } from './options.js'
 import { ProgressBar } from './progress.js'
 import { lines, terminal, terminalJsonLine, visible, type TerminalText } from './terminal-text.js'
 
@@ -17,6 +17,7 @@ interface BuildFlags {
   keep: string
   maxRejectedShare: string
   allowShrink?: boolean
+  signingKey?: string
   json?: boolean
 }
 
@@ -45,6 +46,11 @@ export const buildCommand = new Command('build')
     '--allow-shrink',
     `publish even when listings or keys fall by more than ${MAX_SHRINK_TEXT} from the current snapshot`,
   )
+  .option(
+    '--signing-key <file>',
+    'sign the snapshot with the Ed25519 private key in this PEM file, for serve and snapshot pull --verify-key (env CARMARKET_SIGNING_KEY)',
+    process.env.CARMARKET_SIGNING_KEY,
+  )
   .option('--json', 'print one line of JSON, the report or the failure, for a JSON Lines log')
   .action(async (flags: BuildFlags) => {
     let report: BuildReport
@@ -58,6 +64,7 @@ export const buildCommand = new Command('build')
         keep: positiveInteger(flags.keep, '--keep'),
         maxRejectedShare: share(flags.maxRejectedShare, '--max-rejected-share'),
         allowShrink: flags.allowShrink === true,
+        signingKey: flags.signingKey === undefined ? undefined : signingKey(flags.signingKey, '--signing-key'),
       })
     } catch (error) {
       // A nightly log gets its line for a failed build too; the message still goes to stderr.

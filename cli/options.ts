@@ -1,3 +1,6 @@
+import type { KeyObject } from 'node:crypto'
+import { readSigningKey, readVerifyKey } from '../format/manifest-signature.js'
+import { messageOf } from '../format/message-of.js'
 import type { CorsOrigins } from '../runtime/cors.js'
 import { parseEmail } from '../ledger/mailbox.js'
 import { UsageError } from './handle-error.js'
@@ -96,4 +99,22 @@ export function emailAddress(value: string, option: string): string {
   if (!parsed.ok)
     throw new UsageError(`${option} must be an e-mail address such as support@example.com: ${parsed.message}`)
   return parsed.address
+}
+
+/** The Ed25519 private key in the PEM file `path`, that snapshots are signed with. */
+export function signingKey(path: string, option: string): KeyObject {
+  return keyOption(() => readSigningKey(path), option)
+}
+
+/** The Ed25519 public key in the PEM file `path`, that snapshots must be signed with. */
+export function verifyKey(path: string, option: string): KeyObject {
+  return keyOption(() => readVerifyKey(path), option)
+}
+
+function keyOption(read: () => KeyObject, option: string): KeyObject {
+  try {
+    return read()
+  } catch (error) {
+    throw new UsageError(`${option}: ${messageOf(error)}`)
+  }
 }

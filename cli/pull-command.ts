@@ -1,7 +1,7 @@
 import { Command } from 'commander'
 import { DEFAULT_KEEP } from '../build/publish.js'
 import { DEFAULT_DEADLINE, DEFAULT_MIN_RATE, pullSnapshot, type PullReport } from '../build/pull.js'
-import { DEFAULT_SNAPSHOTS, httpUrl, positiveInteger } from './options.js'
+import { DEFAULT_SNAPSHOTS, httpUrl, positiveInteger, verifyKey } from './options.js'
 import { ProgressBar } from './progress.js'
 import { lines, terminal, terminalJson, type TerminalText } from './terminal-text.js'
 
@@ -11,6 +11,7 @@ interface PullFlags {
   keep: string
   deadline: string
   minRate: string
+  verifyKey?: string
   json?: boolean
 }
 
@@ -28,12 +29,18 @@ export const pullCommand = new Command('pull')
     'give up when a file comes slower than this many bytes a second (after its first seconds; 0 for no minimum)',
     String(DEFAULT_MIN_RATE),
   )
+  .option(
+    '--verify-key <file>',
+    'publish only a snapshot signed by the build whose Ed25519 public key this PEM file holds (env CARMARKET_VERIFY_KEY)',
+    process.env.CARMARKET_VERIFY_KEY,
+  )
   .option('--json', 'print the summary as JSON')
   .action(async (flags: PullFlags) => {
     const from = httpUrl(flags.from, '--from')
     const keep = positiveInteger(flags.keep, '--keep')
     const deadline = positiveInteger(flags.deadline, '--deadline') * 1000
     const minRate = positiveInteger(flags.minRate, '--min-rate', 0)
+    const key = flags.verifyKey === undefined ? undefined : verifyKey(flags.verifyKey, '--verify-key')
     const bar = new ProgressBar()
     let report: PullReport
     try {
@@ -43,6 +50,7 @@ export const pullCommand = new Command('pull')
         keep,
         deadline,
         minRate,
+        verifyKey: key,
         onProgress: (done, total) => bar.update('pulling', done, total, 'bytes'),
       })
     } finally {

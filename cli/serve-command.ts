@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto'
 import cluster from 'node:cluster'
 import { Command } from 'commander'
 import { latestYear } from '../format/bounds.js'
@@ -25,6 +26,7 @@ import {
   httpUrl,
   positiveInteger,
   tcpPort,
+  verifyKey,
 } from './options.js'
 import { startBanner } from './start-banner.js'
 import { outboxFailure, startFailure } from './start-failure.js'
@@ -45,6 +47,7 @@ interface ServeFlags {
   supportEmail?: string
   corsOrigins: string
   outbox: string
+  verifyKey?: string
   sample?: boolean
   requestLog: boolean
 }
@@ -57,6 +60,7 @@ interface Settings {
   readonly demoQuota: number
   readonly ipv6Prefix: number
   readonly publicUrl: string | undefined
+  readonly verifyKey: KeyObject | undefined
   readonly supportEmail: string | undefined
   readonly corsOrigins: CorsOrigins
 }
@@ -124,6 +128,11 @@ export const serveCommand = new Command('serve')
     'the folder e-mail is written to, one JSON file a message (env CARMARKET_OUTBOX)',
     env.CARMARKET_OUTBOX ?? 'data/outbox',
   )
+  .option(
+    '--verify-key <file>',
+    'serve only snapshots signed by the build whose Ed25519 public key this PEM file holds (env CARMARKET_VERIFY_KEY)',
+    env.CARMARKET_VERIFY_KEY,
+  )
   .option('--sample', 'when there is no snapshot yet, generate and build the embedded sample first')
   .option(
     '--no-request-log',
@@ -141,6 +150,7 @@ export const serveCommand = new Command('serve')
         flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url').replace(/\/+$/, ''),
       supportEmail: flags.supportEmail === undefined ? undefined : emailAddress(flags.supportEmail, '--support-email'),
       corsOrigins: corsOrigins(flags.corsOrigins, '--cors-origins'),
+      verifyKey: flags.verifyKey === undefined ? undefined : verifyKey(flags.verifyKey, '--verify-key'),
     }
     if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
     if (cluster.isPrimary && settings.workers > 1) {
@@ -168,6 +178,7 @@ export const serveCommand = new Command('serve')
     try {
       const options: RuntimeOptions = {
         snapshots: flags.snapshots,
+        verifyKey: settings.verifyKey,
         // The counters first: a --counters URL that is not one is refused before the ledger is opened.
         counters: await openCounters(flags.ledger, flags.counters),
         ledger: await openLedger(flags.ledger),

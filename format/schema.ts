@@ -15,12 +15,15 @@
  *   window, an asking price, a target mileage.
  *
  * Beside it, `manifest.json` holds the manifest again with the size and SHA-256 of the
- * folder's other files (PublishedManifest), which a reader verifies before mapping them.
+ * folder's other files (PublishedManifest), which a reader verifies before mapping them,
+ * and, from a build given a signing key, `manifest.sig`: the Ed25519 signature of
+ * manifest.json's bytes (manifest-signature.ts).
  */
 
 export const SCHEMA_VERSION = 4
 export const SNAPSHOT_FILE = 'snapshot.mdb'
 export const MANIFEST_FILE = 'manifest.json'
+export const SIGNATURE_FILE = 'manifest.sig'
 /** LMDB's lock file beside the data file: every reader writes to it, so it is no part of the content. */
 export const SNAPSHOT_LOCK_FILE = `${SNAPSHOT_FILE}-lock`
 /** The link in a snapshots folder naming the snapshot to serve; switched atomically by a build. */

@@ -28,6 +28,10 @@ export type SnapshotErrorCode =
   | 'answer_count'
   /** An answer that does not read as its operation stores it, or whose figures disagree. */
   | 'inconsistent_answer'
+  /** A snapshot without manifest.sig, where a public key says whose signature it must carry. */
+  | 'unsigned'
+  /** A manifest.sig that is not the signature of manifest.json by the key given: another key's, or a changed manifest. */
+  | 'bad_signature'
 
 /** A snapshot that cannot be opened or served: its files are not as its build wrote them. */
 export class SnapshotError extends Error {

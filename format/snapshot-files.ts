@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto'
 import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { isCount, isObject } from './json-shape.js'
-import { MANIFEST_FILE, SNAPSHOT_LOCK_FILE, type FileDigest, type PublishedManifest } from './schema.js'
+import type { KeyObject } from 'node:crypto'
+import { verifySignature } from './manifest-signature.js'
+import {
+  MANIFEST_FILE,
+  SIGNATURE_FILE,
+  SNAPSHOT_FILE,
+  SNAPSHOT_LOCK_FILE,
+  type FileDigest,
+  type PublishedManifest,
+} from './schema.js'
 import { SnapshotError } from './snapshot-error.js'
 import { messageOf } from './message-of.js'
 
@@ -39,15 +48,21 @@ export function fileDigests(dir: string, names: readonly string[]): Record<strin
 }
 
 /**
- * Checks the files of a snapshot folder against its manifest.json: every file but the
- * manifest and LMDB's lock file is listed, and every listed file is there with its size
+ * Checks the files of a snapshot folder against its manifest.json: with `verifyKey`, the
+ * manifest is signed by that key (manifest.sig); every file but the manifest, its
+ * signature and LMDB's lock file is listed, and every listed file is there with its size
  * and SHA-256 (all sizes first: they cost nothing). Returns the build id manifest.json
  * names; throws what is wrong, naming the file.
  */
-export function verifyFiles(dir: string): string {
-  const listed = readManifest(dir)
+export function verifyFiles(dir: string, verifyKey?: KeyObject): string {
+  const listed = readManifest(dir, verifyKey)
   for (const name of readdirSync(dir)) {
-    if (name !== MANIFEST_FILE && name !== SNAPSHOT_LOCK_FILE && !Object.hasOwn(listed.files, name)) {
+    if (
+      name !== MANIFEST_FILE &&
+      name !== SIGNATURE_FILE &&
+      name !== SNAPSHOT_LOCK_FILE &&
+      !Object.hasOwn(listed.files, name)
+    ) {
       throw new SnapshotError('unlisted_file', `${join(dir, name)} is not listed in ${MANIFEST_FILE}`)
     }
   }
@@ -72,11 +87,19 @@ export function verifyFiles(dir: string): string {
 /** What manifest.json says of a snapshot folder's files: the build they belong to and their digests. */
 export type ListedFiles = Pick<PublishedManifest, 'build_id' | 'files'>
 
-/** The part of manifest.json the files are verified with, its shape checked: the file comes from outside. */
-function readManifest(dir: string): ListedFiles {
+/**
+ * The part of manifest.json the files are verified with, its shape checked (the file comes from outside), and its
+ * signature by `verifyKey` when one is given.
+ */
+function readManifest(dir: string, verifyKey: KeyObject | undefined): ListedFiles {
   const path = join(dir, MANIFEST_FILE)
   if (!existsSync(path)) throw new SnapshotError('missing_file', `${path} is missing: a snapshot is published with it`)
-  return parseListedFiles(readFileSync(path, 'utf8'), path)
+  const bytes = readFileSync(path)
+  if (verifyKey !== undefined) {
+    const signature = join(dir, SIGNATURE_FILE)
+    verifySignature(bytes, existsSync(signature) ? readFileSync(signature, 'utf8') : undefined, verifyKey, dir)
+  }
+  return parseListedFiles(bytes.toString('utf8'), path)
 }
 
 /**
@@ -102,22 +125,21 @@ export function parseListedFiles(text: string, where: string): ListedFiles {
   if (!isFileList(parsed.files))
     throw new SnapshotError(
       'invalid_manifest',
-      `${where}: "files" must map the folder's file names to their bytes and sha256`,
+      `${where}: "files" must map the snapshot's own file, ${SNAPSHOT_FILE}, to its bytes and sha256, and list no other`,
     )
   return { build_id: parsed.build_id, files: parsed.files }
 }
 
-/** File names of the folder itself (no path), other than the two never listed, each with a size and a hex SHA-256. */
+/**
+ * The snapshot's own file and nothing else, with a size and a hex SHA-256: a manifest that lists more would have a pull
+ * download, and a folder hold, files no build writes.
+ */
 function isFileList(value: unknown): value is Record<string, FileDigest> {
   return (
     isObject(value) &&
     Object.entries(value).every(
       ([name, digest]) =>
-        /^[^/\\]+$/.test(name) &&
-        name !== '.' &&
-        name !== '..' &&
-        name !== MANIFEST_FILE &&
-        name !== SNAPSHOT_LOCK_FILE &&
+        name === SNAPSHOT_FILE &&
         isObject(digest) &&
         isCount(digest.bytes) &&
         typeof digest.sha256 === 'string' &&

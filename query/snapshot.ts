@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto'
 import { existsSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
@@ -71,6 +72,12 @@ import {
   type VehicleParams,
 } from './params.js'
 
+/** How a snapshot is opened. */
+export interface OpenOptions {
+  /** The Ed25519 public key whose signature the snapshot's manifest must carry (manifest-signature.ts). */
+  readonly verifyKey?: KeyObject | undefined
+}
+
 /**
  * A snapshot opened read-only: the embedding API and the code the HTTP runtime calls.
  * Opening maps the LMDB file and reads only the manifest and the name index; every
@@ -99,11 +106,11 @@ export class Snapshot {
   private columnBuffer = new Uint8Array(1 << 16)
   private kept = new Float64Array(1 << 12)
 
-  private constructor(dir: string) {
+  private constructor(dir: string, options: OpenOptions) {
     this.dir = dir
     // Mapping a file that was changed after its build could serve wrong figures or crash
-    // the process; its digests are checked first, then its LMDB meta pages.
-    const buildId = verifyFiles(dir)
+    // the process; its digests (and their signature) are checked first, then its LMDB meta pages.
+    const buildId = verifyFiles(dir, options.verifyKey)
     const file = join(dir, SNAPSHOT_FILE)
     const problem = existsSync(file) ? lmdbFileProblem(file) : 'missing'
     if (problem !== undefined) throw new SnapshotError('unmappable', `${file} cannot be served: ${problem}`)
@@ -139,9 +146,10 @@ export class Snapshot {
   /**
    * Opens a snapshot folder, or the `current` snapshot of a snapshots folder.
    * Throws when there is none, when its files differ from the digests its manifest.json
-   * lists (or it lists none), or when it was built for another schema.
+   * lists (or it lists none), when it was built for another schema, or, given
+   * `verifyKey`, when its manifest is not signed by that key.
    */
-  static open(path: string): Snapshot {
+  static open(path: string, options: OpenOptions = {}): Snapshot {
     const dir = Snapshot.locate(path)
     if (dir === undefined) {
       throw new SnapshotError(
@@ -149,7 +157,7 @@ export class Snapshot {
         `no snapshot at ${resolve(path)} (build one with: carmarket build --input FILE)`,
       )
     }
-    return new Snapshot(dir)
+    return new Snapshot(dir, options)
   }
 
   /**
@@ -184,10 +192,13 @@ export class Snapshot {
     // Infinity samples: a step of 1, every answer.
     const step = Math.max(1, Math.floor(expected / samples))
     let at = 0
-    for (const key of this.answers.getKeys()) {
+    // Every answer is read in the same pass over the file as the keys; a sample looks up only its own.
+    const every = step === 1
+    const entries = every ? this.answers.getRange({}) : this.answers.getKeys().map((key) => ({ key, value: undefined }))
+    for (const { key, value } of entries) {
       if (at++ % step !== 0) continue
       const [kind, make, name, year, operation] = key as AnswerKey
-      const bytes = this.answers.getBinary(key)
+      const bytes = every ? (value as Buffer | undefined) : this.answers.getBinary(key)
       const problem = bytes === undefined ? 'it is missing' : answerProblem(this.stored, bytes, operation)
       if (problem !== undefined)
         throw new SnapshotError(

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto'
 import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { OPERATIONS } from '../format/schema.js'
@@ -44,6 +45,8 @@ export interface Site {
 export interface RuntimeOptions {
   /** A snapshots folder (its `current` is served) or one snapshot folder. */
   readonly snapshots: string
+  /** The Ed25519 public key a snapshot must be signed with to be served; any snapshot without it. */
+  readonly verifyKey?: KeyObject | undefined
   /** Accounts, keys and credits. The runtime closes it when it stops. */
   readonly ledger: Ledger
   /** The rate limit, the demo quota and the signup throttles. The runtime closes them when it stops. */
@@ -188,10 +191,14 @@ export class Runtime {
       for (const [path, handle] of site.pages) this.get(path, handle)
       this.post('/mcp', mcpRoute({ call: (...args) => this.call(...args), openApiJson: this.document.body, publicUrl }))
     }
-    this.served = new ServedSnapshot(options.snapshots, (result, serving) => {
-      this.metrics.swap(result)
-      if (serving !== undefined && serving !== this.described) describe(serving)
-    })
+    this.served = new ServedSnapshot(
+      options.snapshots,
+      (result, serving) => {
+        this.metrics.swap(result)
+        if (serving !== undefined && serving !== this.described) describe(serving)
+      },
+      options.verifyKey,
+    )
     describe(this.served.snapshot)
     const metering = new Metering(this.ledger, this.demo, this.served, this.refusals, () => this.storage.note())
     for (const operation of OPERATIONS) this.market(`/v1/market/${operation}`, meteredCall(metering, operation))

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { account, build, children, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
+import { LmdbLedger } from '../../ledger/lmdb-ledger.js'
+import { account, build, children, freshDir, metric, rows, spawnServe, toCsv } from '../support.js'
 
 const KILLS = 20
 const CREDITS = 10_000_000

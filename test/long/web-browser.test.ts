@@ -1,9 +1,9 @@
 import t from 'tap'
 import { request } from 'undici'
-import { SIGNUP_CREDITS } from '../query/prices.js'
-import { CODES_PER_EMAIL } from '../runtime/registration.js'
-import { chromiumMissing, openBrowser, screenshot } from './chromium.js'
-import { build, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
+import { SIGNUP_CREDITS } from '../../query/prices.js'
+import { CODES_PER_EMAIL } from '../../runtime/registration.js'
+import { chromiumMissing, openBrowser, screenshot } from '../chromium.js'
+import { build, freshDir, outboxMail, rows, spawnServe, toCsv } from '../support.js'
 
 /**
  * Run in the page: the table cells (of displayed tables, less the header row a narrow

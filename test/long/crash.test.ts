@@ -1,9 +1,9 @@
 import pg from 'pg'
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { openLedger } from '../cli/engines.js'
-import { ENGINES } from './ledger-engines.js'
-import { account, build, rows, spawnServe, toCsv } from './support.js'
+import { openLedger } from '../../cli/engines.js'
+import { ENGINES } from '../ledger-engines.js'
+import { account, build, rows, spawnServe, toCsv } from '../support.js'
 
 for (const engine of ENGINES) {
   t.test(

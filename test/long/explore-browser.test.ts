@@ -8,10 +8,10 @@ import type {
   RegionalData,
   ValuationData,
   ValuationFactorsData,
-} from '../query/answers.js'
-import { OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
-import { chromiumMissing, openBrowser, screenshot } from './chromium.js'
-import { account, build, demoCalls, freshDir, outboxMail, rows, serve, toCsv, type Served } from './support.js'
+} from '../../query/answers.js'
+import { OPERATION_CREDITS, SIGNUP_CREDITS } from '../../query/prices.js'
+import { chromiumMissing, openBrowser, screenshot } from '../chromium.js'
+import { account, build, demoCalls, freshDir, outboxMail, rows, serve, toCsv, type Served } from '../support.js'
 
 /** Four voivodeships of the 16: the map has regions with listings and regions without. */
 const REGIONS = ['mazowieckie', 'śląskie', 'pomorskie', 'lubelskie'] as const

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { Agent, request, type Dispatcher } from 'undici'
-import { IDEMPOTENCY, type Entry } from '../ledger/types.js'
-import { ENGINES, openTestLedger, type Engine } from './ledger-engines.js'
-import { account, build, rows, spawnServe, toCsv } from './support.js'
+import { IDEMPOTENCY, type Entry } from '../../ledger/types.js'
+import { ENGINES, openTestLedger, type Engine } from '../ledger-engines.js'
+import { account, build, rows, spawnServe, toCsv } from '../support.js'
 
 // A 2017 Golf and a 2017 Polo with enough listings for valuation, liquidity and regional to answer.
 const CSV = toCsv([

@@ -2,9 +2,9 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { chromium, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { openLedger } from '../cli/engines.js'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.js'
-import { account, build, freshDir, memoryLog, rows, serve, toCsv } from './support.js'
+import { openLedger } from '../../cli/engines.js'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from '../chromium.js'
+import { account, build, freshDir, memoryLog, rows, serve, toCsv } from '../support.js'
 
 const MARKET = toCsv([
   ...rows(30, (i) => ({ price: 40_000 + i * 500 })),

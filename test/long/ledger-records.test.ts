@@ -2,9 +2,9 @@ import { join } from 'node:path'
 import { open } from 'lmdb'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { LEDGER_FILE, LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { smallDisk } from './disk.js'
-import { account, build, carmarket, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { LEDGER_FILE, LmdbLedger } from '../../ledger/lmdb-ledger.js'
+import { smallDisk } from '../disk.js'
+import { account, build, carmarket, freshDir, rows, spawnServe, toCsv } from '../support.js'
 
 /**
  * An LMDB ledger's records must be readable by any process whatever commits failed. A

@@ -3,10 +3,10 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { OPERATION_SPECS } from '../query/operations.js'
-import { STORAGE_BROKEN_EXIT } from '../runtime/cluster.js'
-import { account, build, children, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
+import { LmdbLedger } from '../../ledger/lmdb-ledger.js'
+import { OPERATION_SPECS } from '../../query/operations.js'
+import { STORAGE_BROKEN_EXIT } from '../../runtime/cluster.js'
+import { account, build, children, freshDir, metric, rows, spawnServe, toCsv } from '../support.js'
 
 /**
  * A fatal LMDB error, as a failing disk gives it: a library preloaded into the server

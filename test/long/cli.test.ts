@@ -2,10 +2,10 @@ import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
-import { CURRENT_LINK, MANIFEST_FILE, SCHEMA_VERSION } from '../format/schema.js'
-import { COLUMNS } from '../format/export-columns.js'
-import { SAMPLE_AS_OF } from '../sample/generate.js'
-import { build, carmarket, freshDir, rows, toCsv } from './support.js'
+import { CURRENT_LINK, MANIFEST_FILE, SCHEMA_VERSION } from '../../format/schema.js'
+import { COLUMNS } from '../../format/export-columns.js'
+import { SAMPLE_AS_OF } from '../../sample/generate.js'
+import { build, carmarket, freshDir, rows, toCsv } from '../support.js'
 
 t.test('--help lists the commands', async (t) => {
   const top = await carmarket(['--help'])

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { ensureSampleSnapshot } from '../cli/sample-command.js'
-import { prettyJson } from '../web/pretty-json.js'
+import { ensureSampleSnapshot } from '../../cli/sample-command.js'
+import { prettyJson } from '../../web/pretty-json.js'
 import {
   DOCUMENTED_BASE,
   ExampleRunner,
@@ -11,9 +11,9 @@ import {
   servedRoutes,
   shellCommands,
   type Example,
-} from './doc-examples.js'
-import { documentationFiles, fences, readDoc } from './markdown.js'
-import { freshDir, spawnServe } from './support.js'
+} from '../doc-examples.js'
+import { documentationFiles, fences, readDoc } from '../markdown.js'
+import { freshDir, spawnServe } from '../support.js'
 
 // The default sample, built once the way `npm start` builds it: the documented answers are its answers.
 const sampleDir = freshDir(t)

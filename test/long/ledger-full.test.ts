@@ -1,9 +1,9 @@
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { smallDisk } from './disk.js'
-import { account, build, demoCalls, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { LmdbLedger } from '../../ledger/lmdb-ledger.js'
+import { smallDisk } from '../disk.js'
+import { account, build, demoCalls, freshDir, rows, spawnServe, toCsv } from '../support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
-import { migrate } from '../ledger/pg-schema.js'
-import { freshDatabase, freshRedisPrefix, privatePostgres, REDIS } from './services.js'
-import { chargesKept, openTestLedger } from './ledger-engines.js'
-import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { migrate } from '../../ledger/pg-schema.js'
+import { freshDatabase, freshRedisPrefix, privatePostgres, REDIS } from '../services.js'
+import { chargesKept, openTestLedger } from '../ledger-engines.js'
+import { account, build, freshDir, rows, spawnServe, toCsv } from '../support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { migrate } from '../ledger/pg-schema.js'
-import { chargesKept, openTestLedger } from './ledger-engines.js'
-import { privatePostgres } from './services.js'
-import { account, build, freshDir, rows, spawnServe, toCsv } from './support.js'
+import { migrate } from '../../ledger/pg-schema.js'
+import { chargesKept, openTestLedger } from '../ledger-engines.js'
+import { privatePostgres } from '../services.js'
+import { account, build, freshDir, rows, spawnServe, toCsv } from '../support.js'
 
 /**
  * Calls on a PostgreSQL ledger are answered within 2 s whatever the database does: frozen (every process of it

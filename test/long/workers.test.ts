@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { LmdbLedger } from '../ledger/lmdb-ledger.js'
-import { account, build, children, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
+import { LmdbLedger } from '../../ledger/lmdb-ledger.js'
+import { account, build, children, freshDir, metric, rows, spawnServe, toCsv } from '../support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const valuation = '/v1/market/valuation?make=VW&model=Golf&year=2017'

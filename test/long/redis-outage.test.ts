@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { COMMAND_TIMEOUT_MS, PENDING_COMMANDS, RedisCounters } from '../ledger/redis-counters.js'
-import { COUNTER_WINDOW_MS } from '../ledger/types.js'
-import { RATE_COUNT_WAIT_MS } from '../runtime/limits.js'
-import { OwnRedis } from './redis-server.js'
-import { freePort } from './services.js'
-import { build, rows, serve, toCsv } from './support.js'
+import { COMMAND_TIMEOUT_MS, PENDING_COMMANDS, RedisCounters } from '../../ledger/redis-counters.js'
+import { COUNTER_WINDOW_MS } from '../../ledger/types.js'
+import { RATE_COUNT_WAIT_MS } from '../../runtime/limits.js'
+import { OwnRedis } from '../redis-server.js'
+import { freePort } from '../services.js'
+import { build, rows, serve, toCsv } from '../support.js'
 
 /** What a refusal may take past COMMAND_TIMEOUT_MS on a busy test machine. */
 const SLACK_MS = 500

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { LedgerError } from '../ledger/ledger-error.js'
-import { SHARED_WORK_WITHIN_MS } from '../ledger/pg-connection.js'
-import { OUTCOME_WAIT_MS } from '../ledger/pg-doubt.js'
-import { migrate } from '../ledger/pg-schema.js'
-import type { Call } from '../ledger/types.js'
-import { pgProxy } from './pg-proxy.js'
+import { LedgerError } from '../../ledger/ledger-error.js'
+import { SHARED_WORK_WITHIN_MS } from '../../ledger/pg-connection.js'
+import { OUTCOME_WAIT_MS } from '../../ledger/pg-doubt.js'
+import { migrate } from '../../ledger/pg-schema.js'
+import type { Call } from '../../ledger/types.js'
+import { pgProxy } from '../pg-proxy.js'
 import {
   balanceAddsUp,
   charge,
@@ -14,8 +14,8 @@ import {
   migratedDatabase,
   openTestLedger,
   type ChargeResult,
-} from './ledger-engines.js'
-import { privatePostgres } from './services.js'
+} from '../ledger-engines.js'
+import { privatePostgres } from '../services.js'
 
 /**
  * Debits whose batch loses its connection once sent: answered as the batch fared, once
