@@ -105,17 +105,6 @@ async function pullWithin(
   const manifestUrl = new URL(`${CURRENT_LINK}/${MANIFEST_FILE}`, origin)
   const { raw, listed } = await fetchManifest(manifestUrl, timeout, limits.signal)
   const id = listed.build_id
-  const signatureUrl = new URL(`${id}/${SIGNATURE_FILE}`, origin)
-  const signature = await fetchSignature(signatureUrl, timeout, limits.signal)
-  if (options.verifyKey !== undefined) {
-    try {
-      verifySignature(raw, signature?.toString('utf8'), options.verifyKey, describeUrl(origin))
-    } catch (error) {
-      throw error instanceof SnapshotError && (error.code === 'unsigned' || error.code === 'bad_signature')
-        ? new BuildError(error.code, error.message)
-        : error
-    }
-  }
   const dir = join(options.snapshots, id)
   const report = (result: PullReport['result'], bytes: number, pruned: readonly string[]): PullReport => ({
     build_id: id,
@@ -132,6 +121,8 @@ async function pullWithin(
     const files = Object.entries(listed.files)
     const total = files.reduce((sum, [, digest]) => sum + digest.bytes, 0)
     ensureRoom(options.snapshots, total + raw.length)
+    const signature = await fetchSignature(new URL(`${id}/${SIGNATURE_FILE}`, origin), timeout, limits.signal)
+    if (options.verifyKey !== undefined) verified(raw, signature, options.verifyKey, describeUrl(origin))
     const staging = stagingDir(options.snapshots, id)
     let done = 0
     progress(done, total)
@@ -231,6 +222,17 @@ async function fetchManifest(
       `${where} names build ${JSON.stringify(listed.build_id)}, which is not a build id`,
     )
   return { raw, listed }
+}
+
+/** Throws, as a BuildError of the same code, unless `signature` is `key`'s of the manifest `raw`. */
+function verified(raw: Buffer, signature: Buffer | undefined, key: KeyObject, where: string): void {
+  try {
+    verifySignature(raw, signature?.toString('utf8'), key, where)
+  } catch (error) {
+    throw error instanceof SnapshotError && (error.code === 'unsigned' || error.code === 'bad_signature')
+      ? new BuildError(error.code, error.message)
+      : error
+  }
 }
 
 /** manifest.sig is one line of base64; anything past this is not one. */

@@ -72,6 +72,9 @@ import {
   type VehicleParams,
 } from './params.js'
 
+/** Answers checked between two turns of the event loop by checkInSlices: about 20 ms of work. */
+const CHECK_SLICE = 2_000
+
 /** How a snapshot is opened. */
 export interface OpenOptions {
   /** The Ed25519 public key whose signature the snapshot's manifest must carry (manifest-signature.ts). */
@@ -180,6 +183,19 @@ export class Snapshot {
    * agree with each other (answer-consistency.ts). Throws what is wrong.
    */
   check(samples: number): void {
+    for (const _ of this.checking(samples));
+  }
+
+  /**
+   * As check, in slices of CHECK_SLICE answers with a turn of the event loop between them: a runtime checking a new
+   * snapshot (a second or two for every answer of the sample) goes on answering from the one it serves.
+   */
+  async checkInSlices(samples: number): Promise<void> {
+    for (const _ of this.checking(samples)) await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+
+  /** The check, pausing (yielding) after each CHECK_SLICE answers read. */
+  private *checking(samples: number): Generator<void, void, undefined> {
     // Each key's answers, and a depreciation for each model and each family of two or more models.
     const { keys_written: keys, models, families } = this.manifest.counts
     const expected = keys * KEY_OPERATIONS.length + models + families
@@ -192,6 +208,7 @@ export class Snapshot {
     // Infinity samples: a step of 1, every answer.
     const step = Math.max(1, Math.floor(expected / samples))
     let at = 0
+    let read = 0
     // Every answer is read in the same pass over the file as the keys; a sample looks up only its own.
     const every = step === 1
     const entries = every ? this.answers.getRange({}) : this.answers.getKeys().map((key) => ({ key, value: undefined }))
@@ -205,6 +222,7 @@ export class Snapshot {
           'inconsistent_answer',
           `${this.dir} holds an unreadable or inconsistent ${operation} answer (${kind} ${make} ${name} ${year}): ${problem}`,
         )
+      if (++read % CHECK_SLICE === 0) yield
     }
   }
 

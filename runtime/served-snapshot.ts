@@ -36,6 +36,10 @@ export class ServedSnapshot {
   /** `path` is one snapshot folder, not a snapshots folder with builds and `current`. */
   private readonly single: boolean
   private readonly poller: NodeJS.Timeout
+  /** The reload running, and whether another was asked for meanwhile (and with retry). */
+  private reloading: Promise<SwapResult> | undefined
+  private again: { readonly retry: boolean } | undefined
+  private closed = false
 
   constructor(
     private readonly path: string,
@@ -50,7 +54,7 @@ export class ServedSnapshot {
     if (!this.single) {
       mkdirSync(path, { recursive: true })
       this.watcher = watch(path, (_event, name) => {
-        if (name === CURRENT_LINK) this.reload(false)
+        if (name === CURRENT_LINK) void this.reload(false)
       })
       this.watcher.on('error', (error) =>
         logEvent('warn', 'the snapshots folder cannot be watched; it is polled', { reason: error.message }),
@@ -61,7 +65,7 @@ export class ServedSnapshot {
     if (first === undefined)
       logEvent('warn', 'no snapshot is open: not ready until a build publishes one', { snapshots: path })
     else this.current = { snapshot: first, users: 0, retired: false }
-    this.poller = setInterval(() => this.reload(false), POLL_MS).unref()
+    this.poller = setInterval(() => void this.reload(false), POLL_MS).unref()
   }
 
   /**
@@ -112,16 +116,33 @@ export class ServedSnapshot {
   }
 
   /**
-   * Serves what `current` names now if it is another snapshot and passes its check.
-   * `retry` checks again a snapshot refused before (an operator's SIGHUP).
+   * Serves what `current` names now if it is another snapshot and passes its check, read
+   * in slices between requests (the snapshot served meanwhile keeps answering). `retry`
+   * checks again a snapshot refused before (an operator's SIGHUP). A reload asked for
+   * while one runs is run once that one ends.
    */
-  reload(retry: boolean): SwapResult {
+  reload(retry: boolean): Promise<SwapResult> {
+    if (this.reloading !== undefined) {
+      this.again = { retry: retry || (this.again?.retry ?? false) }
+      return this.reloading
+    }
+    const run = this.swap(retry).finally(() => {
+      this.reloading = undefined
+      const again = this.again
+      this.again = undefined
+      if (again !== undefined && !this.closed) void this.reload(again.retry)
+    })
+    this.reloading = run
+    return run
+  }
+
+  private async swap(retry: boolean): Promise<SwapResult> {
     const dir = Snapshot.locate(this.path)
     if (dir === undefined || dir === this.current?.snapshot.dir) return 'unchanged'
     if (dir === this.refused && !retry) return 'unchanged'
     let next: Snapshot
     try {
-      next = openChecked(dir, this.verifyKey)
+      next = await openCheckedInSlices(dir, this.verifyKey)
     } catch (error) {
       this.refused = dir
       logEvent('error', 'new snapshot refused; the old one keeps serving', {
@@ -132,6 +153,10 @@ export class ServedSnapshot {
       })
       this.onChange('refused', this.current?.snapshot)
       return 'refused'
+    }
+    if (this.closed) {
+      void next.close()
+      return 'unchanged'
     }
     const old = this.current
     this.current = { snapshot: next, users: 0, retired: false }
@@ -152,6 +177,7 @@ export class ServedSnapshot {
 
   /** Stops watching and closes the snapshot (the runtime has finished its requests). */
   async close(): Promise<void> {
+    this.closed = true
     this.watcher?.close()
     clearInterval(this.poller)
     await this.current?.snapshot.close()
@@ -159,13 +185,26 @@ export class ServedSnapshot {
 }
 
 /**
- * A snapshot opened and checked as it will be served, every answer read (about a second for the 1.4-million-listing
+ * A snapshot opened and checked as it will be served, every answer read (about 1.6 s for the 1.4-million-listing
  * sample): whoever could change the files could also have recomputed their digests. Closed again if the check fails.
+ * At start, before anything is served.
  */
 function openChecked(dir: string, verifyKey: KeyObject | undefined): Snapshot {
   const snapshot = Snapshot.open(dir, { verifyKey })
   try {
     snapshot.check(Infinity)
+    return snapshot
+  } catch (error) {
+    void snapshot.close()
+    throw error
+  }
+}
+
+/** As openChecked, while a snapshot is served: the answers read in slices between requests. */
+async function openCheckedInSlices(dir: string, verifyKey: KeyObject | undefined): Promise<Snapshot> {
+  const snapshot = Snapshot.open(dir, { verifyKey })
+  try {
+    await snapshot.checkInSlices(Infinity)
     return snapshot
   } catch (error) {
     void snapshot.close()

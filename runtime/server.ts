@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto'
+import { DEFAULTS } from './defaults.js'
 import { createServer, IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { OPERATIONS } from '../format/schema.js'
@@ -6,7 +7,6 @@ import { CHARTS, CHART_NAMES } from '../charts/charts.js'
 import { CHARTS_VERSION } from './charts-version.js'
 import { ApiError, notReady, serviceUnavailable } from '../query/api-error.js'
 import type { Snapshot } from '../query/snapshot.js'
-import { DEMO_QUOTA } from '../query/prices.js'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { alwaysWanted, type Account, type Counters, type Ledger } from '../ledger/types.js'
 import { authenticate } from './authenticate.js'
@@ -95,12 +95,6 @@ export interface RuntimeOptions {
   readonly onStorageBroken?: () => void
 }
 
-export const DEFAULTS = {
-  rateLimit: 120,
-  ipv6Prefix: 64,
-  demoQuota: DEMO_QUOTA,
-  timeouts: { headers: 10_000, request: 30_000, keepAlive: 5_000 },
-} as const
 /**
  * How long close() lets requests in flight finish (every answer from then on closes its
  * connection) before it cuts the connections still open.
@@ -341,7 +335,7 @@ export class Runtime {
    * (what SIGHUP asks for; a new build is also noticed by itself). A snapshot refused
    * before is checked again.
    */
-  reload(): SwapResult {
+  reload(): Promise<SwapResult> {
     return this.served.reload(true)
   }
 

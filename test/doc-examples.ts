@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { DEFAULTS } from '../runtime/server.js'
+import { DEFAULTS } from '../runtime/defaults.js'
 import { ROOT, fences, type Fence } from './markdown.js'
 import { account, outboxMail } from './support.js'
 

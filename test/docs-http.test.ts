@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { DEFAULTS } from '../runtime/server.js'
+import { DEFAULTS } from '../runtime/defaults.js'
 import { lastMailedCode, servedRoutes } from './doc-examples.js'
 import { readDoc } from './markdown.js'
 import { account, build, freshDir, outboxMail, rows, serve, toCsv } from './support.js'

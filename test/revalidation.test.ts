@@ -316,7 +316,7 @@ t.test('a new snapshot served: the old ETag is stale, answered 200 and charged, 
 
   // The same rows again: only the build differs, and that alone makes the answers new.
   const second = await build(t, DATA, { snapshots: first.snapshots })
-  t.not(runtime.reload(), 'refused')
+  t.not(await runtime.reload(), 'refused')
   t.equal((await get('/readyz')).body.data?.snapshot, second.report.build_id, 'the new build is served')
 
   const stale = await fetchReply(base, VALUATION, { key, ifNoneMatch: old })

@@ -3,8 +3,11 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
-/** The project's modules and the packages the compiled CLI imports statically, followed from cli/main.js. */
-function staticImports(): {
+/**
+ * The project's modules and the packages the compiled CLI imports statically, followed from `roots` (by default
+ * cli/main.js and cli/serve-run.js, which `carmarket serve` imports when it runs).
+ */
+function staticImports(roots: readonly string[] = ['main.js', 'serve-run.js']): {
   readonly dist: string
   readonly modules: ReadonlySet<string>
   readonly packages: ReadonlySet<string>
@@ -23,7 +26,7 @@ function staticImports(): {
       else packages.add(specifier)
     }
   }
-  follow(join(dist, 'cli', 'main.js'))
+  for (const root of roots) follow(join(dist, 'cli', root))
   return { dist, modules, packages }
 }
 
@@ -60,3 +63,11 @@ t.test(
     )
   },
 )
+
+t.test('a command other than serve starts without the runtime, its pages and its engines', async (t) => {
+  const { dist, modules, packages } = staticImports(['main.js'])
+  t.ok(modules.has(join(dist, 'cli', 'serve-command.js')), 'the serve command is declared')
+  t.notOk(modules.has(join(dist, 'runtime', 'server.js')), 'the runtime is not loaded')
+  t.notOk(modules.has(join(dist, 'web', 'routes.js')), 'nor the pages')
+  t.notOk(packages.has('undici'), 'nor the HTTP client')
+})

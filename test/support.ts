@@ -24,10 +24,11 @@ import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } fr
 import { Snapshot } from '../query/snapshot.js'
 import { COUNTERS_FILE } from '../ledger/lmdb-counters.js'
 import { openCounters, openLedger } from '../cli/engines.js'
-import { siteOf } from '../cli/serve-command.js'
+import { siteOf } from '../cli/serve-run.js'
 import { OutboxMailer, type Mailer } from '../runtime/mailer.js'
 import { RequestLog, type RequestRecord } from '../runtime/request-log.js'
-import { DEFAULTS, Runtime, type RuntimeOptions } from '../runtime/server.js'
+import { DEFAULTS } from '../runtime/defaults.js'
+import { Runtime, type RuntimeOptions } from '../runtime/server.js'
 
 /** A row of a test export: every column of the data contract, as text. */
 export interface Row {

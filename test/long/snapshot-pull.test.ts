@@ -21,7 +21,7 @@ import { request } from 'undici'
 import { BuildError, type BuildErrorCode } from '../../build/build-error.js'
 import { MAX_MANIFEST_BYTES, pullSnapshot, type PullReport } from '../../build/pull.js'
 import { messageOf } from '../../format/message-of.js'
-import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE } from '../../format/schema.js'
+import { CURRENT_LINK, MANIFEST_FILE, SIGNATURE_FILE, SNAPSHOT_FILE } from '../../format/schema.js'
 import { Snapshot } from '../../query/snapshot.js'
 import { smallDisk } from '../disk.js'
 import { build, carmarket, freshDir, pointCurrent, rows, spawnServe, toCsv } from '../support.js'
@@ -140,8 +140,8 @@ t.test(
     t.equal(progressed, size, 'progress reaches every byte')
     t.strictSame(
       from.requests,
-      ['/current/manifest.json', `/${from.id}/${SNAPSHOT_FILE}`],
-      'the manifest through current, the data file by its build id',
+      ['/current/manifest.json', `/${from.id}/${SIGNATURE_FILE}`, `/${from.id}/${SNAPSHOT_FILE}`],
+      'the manifest through current, its signature (none here) and the data file by its build id',
     )
 
     const dir = join(snapshots, from.id)
@@ -162,7 +162,7 @@ t.test(
 
     const again = await pullSnapshot({ from: from.base, snapshots })
     t.match(again, { build_id: from.id, result: 'unchanged', bytes: 0 })
-    t.equal(from.requests.length, 3, 'only the manifest is asked for')
+    t.equal(from.requests.length, 4, 'only the manifest is asked for')
     t.strictSame(entries(snapshots), [from.id, CURRENT_LINK].sort())
   },
 )
@@ -179,6 +179,8 @@ t.test('redirects are followed, for the data file too', async (t) => {
   t.strictSame(from.requests, [
     '/moved/current/manifest.json',
     '/current/manifest.json',
+    `/moved/${from.id}/${SIGNATURE_FILE}`,
+    `/${from.id}/${SIGNATURE_FILE}`,
     `/moved/${from.id}/${SNAPSHOT_FILE}`,
     `/${from.id}/${SNAPSHOT_FILE}`,
   ])
@@ -365,7 +367,9 @@ const root = process.argv[1]
 const server = createServer((socket) => {
   socket.once('data', (head) => {
     const file = join(root, decodeURIComponent(head.toString().split(' ')[1]))
-    socket.write('HTTP/1.0 200 OK\\r\\nContent-Length: ' + statSync(file).size + '\\r\\n\\r\\n')
+    const stat = statSync(file, { throwIfNoEntry: false })
+    if (stat === undefined) return void socket.end('HTTP/1.0 404 Not Found\\r\\nContent-Length: 0\\r\\n\\r\\n')
+    socket.write('HTTP/1.0 200 OK\\r\\nContent-Length: ' + stat.size + '\\r\\n\\r\\n')
     createReadStream(file).pipe(socket)
   })
 })

@@ -1,0 +1,170 @@
+import type { KeyObject } from 'node:crypto'
+import cluster from 'node:cluster'
+import { latestYear } from '../format/bounds.js'
+import { STORAGE_BROKEN_EXIT, workerLink, runPrimary } from '../runtime/cluster.js'
+import { captureConsole, logEvent } from '../runtime/events.js'
+import { OutboxMailer } from '../runtime/mailer.js'
+import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
+import type { Snapshot } from '../query/snapshot.js'
+import { exampleCalls } from '../runtime/example-calls.js'
+import type { CorsOrigins } from '../runtime/cors.js'
+import type { Links } from '../runtime/links.js'
+import { listenedUrl } from '../runtime/listened-url.js'
+import { servedDocument } from '../runtime/openapi.js'
+import { DRAIN_MS, Runtime, type RuntimeOptions, type Site } from '../runtime/server.js'
+import { webRoutes } from '../web/routes.js'
+import { openCounters, openLedger } from './engines.js'
+import { told } from './handle-error.js'
+import { prefixLength, corsOrigins, emailAddress, httpUrl, positiveInteger, tcpPort, verifyKey } from './options.js'
+import { startBanner } from './start-banner.js'
+import { outboxFailure, startFailure } from './start-failure.js'
+import { ensureSampleSnapshot } from './sample-command.js'
+import type { ServeFlags } from './serve-command.js'
+
+/** The options that are numbers or addresses, checked. */
+interface Settings {
+  readonly workers: number
+  readonly port: number
+  readonly rateLimit: number
+  readonly demoQuota: number
+  readonly ipv6Prefix: number
+  readonly publicUrl: string | undefined
+  readonly verifyKey: KeyObject | undefined
+  readonly supportEmail: string | undefined
+  readonly corsOrigins: CorsOrigins
+}
+
+const env = process.env
+
+/** `carmarket serve` with its options (serve-command.ts). */
+export async function serve(flags: ServeFlags): Promise<void> {
+  // Checked in the primary too: a wrong option is told once, before any worker starts.
+  const settings: Settings = {
+    workers: positiveInteger(flags.workers, '--workers', 1),
+    port: tcpPort(flags.port, '--port'),
+    rateLimit: positiveInteger(flags.rateLimit, '--rate-limit', 0),
+    demoQuota: positiveInteger(flags.demoQuota, '--demo-quota', 0),
+    ipv6Prefix: prefixLength(flags.ipv6Prefix, '--ipv6-prefix'),
+    publicUrl: flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url').replace(/\/+$/, ''),
+    supportEmail: flags.supportEmail === undefined ? undefined : emailAddress(flags.supportEmail, '--support-email'),
+    corsOrigins: corsOrigins(flags.corsOrigins, '--cors-origins'),
+    verifyKey: flags.verifyKey === undefined ? undefined : verifyKey(flags.verifyKey, '--verify-key'),
+  }
+  if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
+  if (cluster.isPrimary && settings.workers > 1) {
+    const stopped = await runPrimary(settings.workers, (address, port) => {
+      announce(
+        address,
+        port,
+        `${settings.workers} workers`,
+        settings.publicUrl ?? listenedUrl(flags.host, port),
+        flags.ledger,
+      )
+    })
+    process.stderr.write(stopped.failure?.text ?? 'carmarket: stopped\n')
+    process.exitCode = stopped.code
+    return
+  }
+  captureConsole()
+  const link = cluster.isWorker ? workerLink() : undefined
+  const stdout = flags.requestLog && env.CARMARKET_REQUEST_LOG !== 'off' ? stdoutWriter() : undefined
+  const requestLog =
+    stdout === undefined
+      ? undefined
+      : new RequestLog(stdout.write, Date.now, process.stdout.isTTY === true ? 'terminal' : 'json')
+  let runtime: Runtime
+  try {
+    const options: RuntimeOptions = {
+      snapshots: flags.snapshots,
+      verifyKey: settings.verifyKey,
+      // The counters first: a --counters URL that is not one is refused before the ledger is opened.
+      counters: await openCounters(flags.ledger, flags.counters),
+      ledger: await openLedger(flags.ledger),
+      site: siteOf(settings.demoQuota),
+      rateLimit: settings.rateLimit,
+      demoQuota: settings.demoQuota,
+      trustedProxies: flags.trustedProxy,
+      ipv6Prefix: settings.ipv6Prefix,
+      publicUrl: settings.publicUrl,
+      supportEmail: settings.supportEmail,
+      corsOrigins: settings.corsOrigins,
+      mailer: outbox(flags.outbox),
+      requestLog,
+      gatherMetrics: link?.gather,
+      // Requests reach the storage only once the runtime listens, after `stop` is set.
+      onStorageBroken: () => stop(STORAGE_BROKEN_EXIT),
+    }
+    runtime = await Runtime.start(options, flags.host, settings.port).catch((error: unknown) => {
+      throw startFailure(error, { host: flags.host, port: settings.port, snapshots: flags.snapshots })
+    })
+  } catch (error) {
+    if (link === undefined) throw error
+    return link.fail(told(error))
+  }
+  let stopping = false
+  const stop = (code: number) => {
+    if (stopping) return
+    stopping = true
+    if (cluster.isPrimary) process.stderr.write('carmarket: stopping (finishing requests in flight)\n')
+    // Past the drain, whatever still holds the process (a storage write that never
+    // returns) must not keep it, or a sibling waiting on its ledger lock, alive: a
+    // process killed by a signal releases every lock it held.
+    setTimeout(() => {
+      logEvent('error', 'stopping took too long; the process ends now')
+      process.kill(process.pid, 'SIGKILL')
+    }, DRAIN_MS + 5_000).unref()
+    void runtime
+      .close()
+      .then(() => stdout?.end())
+      .then(() => process.exit(code))
+  }
+  process.on('SIGTERM', () => stop(0))
+  process.on('SIGINT', () => stop(0))
+  // A bug: told, and the process stops the way it would on SIGTERM (its exit code says
+  // it failed), so requests in flight are answered and the ledger is closed cleanly.
+  process.on('uncaughtException', (error) => {
+    logEvent('error', 'uncaught exception; stopping', { error: String(error.stack ?? error) })
+    stop(1)
+  })
+  process.on('SIGHUP', () => void runtime.reload())
+  if (link === undefined) {
+    const { address, port } = runtime.address()
+    announce(address, port, 'one process', runtime.publicUrl, flags.ledger)
+  } else {
+    link.serve(
+      { sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop: () => stop(0) },
+      runtime.address(),
+    )
+    // The primary gone (killed): nobody would restart or stop this worker.
+    process.once('disconnect', () => stop(0))
+  }
+}
+
+/** The "serving on" line (tests and benchmarks read it as it is), then what a newcomer does next. */
+function announce(address: string, port: number, processes: string, publicUrl: string, ledger: string): void {
+  const listening = `http://${address.includes(':') ? `[${address}]` : address}:${port}`
+  process.stderr.write(`carmarket serving on ${listening} (${processes})\n${startBanner(publicUrl, ledger)}`)
+}
+
+function outbox(dir: string): OutboxMailer {
+  try {
+    return new OutboxMailer(dir)
+  } catch (error) {
+    throw outboxFailure(error, dir)
+  }
+}
+
+/**
+ * The OpenAPI document and the web pages made from it, for the snapshot served (its
+ * latest production year, next year's while there is none, and the answers of the
+ * example requests) at the public URL.
+ */
+export function siteOf(demoQuota: number): (snapshot: Snapshot | undefined, links: Links) => Site {
+  return (snapshot, links) => {
+    const examples = snapshot === undefined ? new Map() : exampleCalls(snapshot)
+    const maxYear = snapshot?.maxYear ?? latestYear(new Date().getUTCFullYear())
+    const document = servedDocument(maxYear, links.publicUrl, examples)
+    const served = snapshot === undefined ? undefined : { manifest: snapshot.manifest, examples }
+    return { document, pages: webRoutes(document.body, links, demoQuota, served) }
+  }
+}
