@@ -44,9 +44,18 @@ export interface MarketplaceCatalogue {
 
 /** The table the build resolves names with: the curated aliases and the marketplace catalogue, or an operator's extension of it. */
 export function curatedTable(extension?: string): AliasTable {
-  const curated = withCatalogue(loadAliasTable(CURATED_ALIASES), loadCatalogue(MARKETPLACE_CATALOGUE))
-  const table = extension === undefined ? curated : extendAliasTable(curated, loadAliasTable(extension))
-  checkTable(table, extension ?? String(CURATED_ALIASES))
+  // The curated files are part of the code: read and joined once per process, however many builds it runs.
+  curated ??= checked(
+    withCatalogue(loadAliasTable(CURATED_ALIASES), loadCatalogue(MARKETPLACE_CATALOGUE)),
+    String(CURATED_ALIASES),
+  )
+  return extension === undefined ? curated : checked(extendAliasTable(curated, loadAliasTable(extension)), extension)
+}
+
+let curated: AliasTable | undefined
+
+function checked(table: AliasTable, source: string): AliasTable {
+  checkTable(table, source)
   return table
 }
 

@@ -71,13 +71,19 @@ export function mapNames(
 
 /** The table's makes by their names and aliases, as an export's make spellings are resolved. */
 export function makeLookup(table: AliasTable): NameLookup<AliasMake> {
+  const known = makeLookups.get(table)
+  if (known !== undefined) return known
   const lookup = new NameLookup<AliasMake>()
   for (const make of table.makes) {
     lookup.name(make.name, make)
     for (const alias of make.aliases) lookup.alias(alias, make)
   }
+  makeLookups.set(table, lookup)
   return lookup
 }
+
+/** Each table's lookup, made once: the curated table is one object for every build of a process. */
+const makeLookups = new WeakMap<AliasTable, NameLookup<AliasMake>>()
 
 /**
  * The models of one make of the table, for an export's spellings: their names and
