@@ -1,51 +1,17 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { BuildError } from '../build/build-error.js'
 import { newBuildId } from '../build/publish.js'
 import { runBuild, type BuildReport } from '../build/run-build.js'
-import { Snapshot } from '../query/snapshot.js'
-import { reference, rows, toCsv, vehicle, writeExport } from './support.js'
+import { BUILD_ID, SMALL, assertCurrent, exited, published, staging } from './published-snapshots.js'
+import { rows, toCsv, writeExport } from './support.js'
 
 /**
  * How snapshots are published: `current` switched by a symlink, old snapshots pruned,
- * an interrupted build leaving `current` alone, and the build lock.
+ * and the build lock (builds killed midway: long/build-kills.test.ts).
  */
-
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
-const BUILD_ID = /^\d{8}T\d{9}Z-[0-9a-f]{6}$/
-
-const PRICES = Array.from({ length: 12 }, (_, i) => 40_000 + i * 1_250)
-const SMALL = toCsv(rows(PRICES.length, (i) => ({ price: PRICES[i]! })))
-const GOLF = vehicle('Volkswagen', 'Golf', 2017)
-
-function published(snapshots: string): string[] {
-  return readdirSync(snapshots)
-    .filter((e) => BUILD_ID.test(e))
-    .sort()
-}
-
-function staging(snapshots: string): string[] {
-  return readdirSync(snapshots).filter((e) => e.startsWith('.building-'))
-}
-
-/** `current` is a symlink naming `id`, and the snapshot it leads to answers with the figures of SMALL. */
-async function assertCurrent(t: Test, snapshots: string, id: string, what: string) {
-  const link = join(snapshots, 'current')
-  t.ok(lstatSync(link).isSymbolicLink(), `${what}: current is a symlink`)
-  t.equal(readlinkSync(link), id, `${what}: current names ${id}`)
-  const snapshot = Snapshot.open(snapshots)
-  try {
-    t.equal(snapshot.manifest.build_id, id, `${what}: the manifest behind current is ${id}`)
-    const answer = snapshot.valuation(GOLF)
-    t.equal(answer.sample_size, PRICES.length, `${what}: it answers`)
-    t.strictSame(answer.valuation, reference.quartiles(PRICES), `${what}: with the right figures`)
-  } finally {
-    await snapshot.close()
-  }
-}
 
 /** Waits until the UTC second changes: build ids are stamped to the second. */
 async function nextSecond(): Promise<void> {
@@ -126,88 +92,6 @@ t.test('builds within one second: keep still keeps the newest', async (t) => {
     pairs.map(([earlier, later]) => earlier! < later!),
     pairs.map(() => true),
     'a build id made later in the same second sorts after the earlier one',
-  )
-})
-
-interface Exit {
-  code: number | null
-  signal: NodeJS.Signals | null
-}
-
-function exited(child: ChildProcess): Promise<Exit> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null)
-      resolve({ code: child.exitCode, signal: child.signalCode })
-    else child.once('exit', (code, signal) => resolve({ code, signal }))
-  })
-}
-
-function run(args: string[], timeout = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
-    })
-  })
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-t.test('a build killed at any moment leaves current as it was; the next build cleans up', async (t) => {
-  const input = writeExport(t, 'small.csv', SMALL)
-  const dir = join(input, '..')
-  const big = join(dir, 'big.csv.gz')
-  const snapshots = join(dir, 'snapshots')
-  const generated = await run(['generate', '--out', big, '--listings', '200000', '--as-of', '2026-09-30'])
-  t.equal(generated.code, 0, `generate: ${generated.stderr}`)
-
-  const first = await runBuild({ input, snapshots, asOf: '2026-09-30' })
-  await assertCurrent(t, snapshots, first.build_id, 'the first build')
-
-  const moments: { name: string; wait: (child: ChildProcess) => Promise<void> }[] = [
-    { name: 'after 100 ms', wait: () => sleep(100) },
-    { name: 'after 400 ms', wait: () => sleep(400) },
-    { name: 'after 900 ms', wait: () => sleep(900) },
-    {
-      name: 'while it writes its staging folder',
-      wait: async (child) => {
-        const deadline = Date.now() + 30_000
-        while (staging(snapshots).length === 0 && child.exitCode === null && Date.now() < deadline) await sleep(5)
-        await sleep(30)
-      },
-    },
-  ]
-  let lastPid: number | undefined
-  for (const moment of moments) {
-    const child = spawn(process.execPath, [CLI, 'build', '--input', big, '--snapshots', snapshots], { stdio: 'ignore' })
-    await moment.wait(child)
-    const killedWhileRunning = child.kill('SIGKILL')
-    const exit = await exited(child)
-    t.ok(
-      killedWhileRunning && exit.signal === 'SIGKILL',
-      `${moment.name}: the build was still running and was killed (${JSON.stringify(exit)})`,
-    )
-    lastPid = child.pid
-    await assertCurrent(t, snapshots, first.build_id, `killed ${moment.name}`)
-    t.strictSame(published(snapshots), [first.build_id], `killed ${moment.name}: no other snapshot was published`)
-  }
-
-  // The last build died holding the lock, with its staging folder half written.
-  t.equal(staging(snapshots).length, 1, 'the killed build left its staging folder')
-  t.equal(
-    readFileSync(join(snapshots, '.build.lock'), 'utf8'),
-    String(lastPid),
-    'and its lock, naming the dead process',
-  )
-
-  const next = await runBuild({ input, snapshots, asOf: '2026-09-30' })
-  await assertCurrent(t, snapshots, next.build_id, 'the build after the kills')
-  t.strictSame(staging(snapshots), [], 'the leftover staging folder is removed')
-  t.notOk(existsSync(join(snapshots, '.build.lock')), 'the stale lock is gone')
-  t.strictSame(published(snapshots), [first.build_id, next.build_id].sort())
-  t.strictSame(
-    readdirSync(snapshots).sort(),
-    ['current', first.build_id, next.build_id].sort(),
-    'nothing else is left behind',
   )
 })
 
