@@ -59,6 +59,8 @@ export interface PullReport {
 
 /** A manifest.json is a few hundred bytes; anything past this is not one. */
 export const MAX_MANIFEST_BYTES = 1 << 20
+/** manifest.sig is one line of base64; anything past this is not one. */
+const MAX_SIGNATURE_BYTES = 1024
 const DEFAULT_TIMEOUT = 30_000
 /**
  * A source that trickles bytes never stalls long enough for a timeout, and holds the
@@ -121,7 +123,8 @@ async function pullWithin(
     const files = Object.entries(listed.files)
     const total = files.reduce((sum, [, digest]) => sum + digest.bytes, 0)
     ensureRoom(options.snapshots, total + raw.length)
-    const signature = await fetchSignature(new URL(`${id}/${SIGNATURE_FILE}`, origin), timeout, limits.signal)
+    const signatureUrl = new URL(`${id}/${SIGNATURE_FILE}`, origin)
+    const signature = await fetchWhole(signatureUrl, MAX_SIGNATURE_BYTES, timeout, limits.signal, true)
     if (options.verifyKey !== undefined) verified(raw, signature, options.verifyKey, describeUrl(origin))
     const staging = stagingDir(options.snapshots, id)
     let done = 0
@@ -204,11 +207,7 @@ async function fetchManifest(
   deadline: AbortSignal,
 ): Promise<{ readonly raw: Buffer; readonly listed: ListedFiles }> {
   const where = describeUrl(url)
-  const signal = AbortSignal.any([AbortSignal.timeout(timeout), deadline])
-  const { body } = await httpGet(url, { headersTimeout: timeout, bodyTimeout: timeout, signal })
-  const parts: Buffer[] = []
-  await receive(body, where, MAX_MANIFEST_BYTES, signal, (chunk) => parts.push(chunk))
-  const raw = Buffer.concat(parts)
+  const raw = (await fetchWhole(url, MAX_MANIFEST_BYTES, timeout, deadline, false))!
   let listed: ListedFiles
   try {
     listed = parseListedFiles(raw.toString('utf8'), where)
@@ -235,16 +234,23 @@ function verified(raw: Buffer, signature: Buffer | undefined, key: KeyObject, wh
   }
 }
 
-/** manifest.sig is one line of base64; anything past this is not one. */
-const MAX_SIGNATURE_BYTES = 1024
-
-/** The other host's manifest.sig of the build, as it was sent; undefined when it has none. */
-async function fetchSignature(url: URL, timeout: number, deadline: AbortSignal): Promise<Buffer | undefined> {
+/**
+ * A small file of the other host, whole, as it was sent: `limit` bytes at most, all of it within `timeout`. Undefined
+ * when the host has no such file and `absentOk`; else that fails as any other answer but success.
+ */
+async function fetchWhole(
+  url: URL,
+  limit: number,
+  timeout: number,
+  deadline: AbortSignal,
+  absentOk: boolean,
+): Promise<Buffer | undefined> {
   const signal = AbortSignal.any([AbortSignal.timeout(timeout), deadline])
-  const download = await httpGetIfPresent(url, { headersTimeout: timeout, bodyTimeout: timeout, signal })
+  const options = { headersTimeout: timeout, bodyTimeout: timeout, signal }
+  const download = absentOk ? await httpGetIfPresent(url, options) : await httpGet(url, options)
   if (download === undefined) return undefined
   const parts: Buffer[] = []
-  await receive(download.body, describeUrl(url), MAX_SIGNATURE_BYTES, signal, (chunk) => parts.push(chunk))
+  await receive(download.body, describeUrl(url), limit, signal, (chunk) => parts.push(chunk))
   return Buffer.concat(parts)
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { Test } from 'tap'
 import { openLedger } from '../cli/engines.js'
@@ -126,4 +127,20 @@ export function chargesKept(entries: readonly Entry[]): { kept: Entry[]; refunde
   )
   const gone = new Set(refunded)
   return { kept: entries.filter((e) => e.type === 'charge' && !gone.has(e.id)), refunded }
+}
+
+/** How long entriesOnceSettled asks at most. */
+const SETTLE_MS = 20_000
+
+/**
+ * The entries of `accounts` once the charges they keep (chargesKept) number `kept`: a debit answered 503 in doubt is
+ * given back some time after its call. As they are after SETTLE_MS if that never comes, for the test to tell.
+ */
+export async function entriesOnceSettled(ledger: Ledger, accounts: readonly string[], kept: number): Promise<Entry[]> {
+  const deadline = Date.now() + SETTLE_MS
+  for (;;) {
+    const entries = (await Promise.all(accounts.map((id) => ledger.entries(id, 1_000_000)))).flat()
+    if (chargesKept(entries).kept.length === kept || Date.now() >= deadline) return entries
+    await sleep(100)
+  }
 }

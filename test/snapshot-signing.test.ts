@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
-import { copyFileSync, createReadStream, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
-import { join, resolve, sep } from 'node:path'
+import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { open } from 'lmdb'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
@@ -18,6 +17,7 @@ import {
 import { fileDigest } from '../format/snapshot-files.js'
 import { readSigningKey, readVerifyKey } from '../format/manifest-signature.js'
 import { Snapshot } from '../query/snapshot.js'
+import { staticOrigin } from './static-origin.js'
 import {
   build,
   carmarket,
@@ -58,24 +58,6 @@ function keyPair(t: Test, name: string): [string, string] {
   writeFileSync(files[0], privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 })
   writeFileSync(files[1], publicKey.export({ type: 'spki', format: 'pem' }))
   return files
-}
-
-/** A snapshots folder served by a static file server on 127.0.0.1, as `--from` takes it. */
-async function staticServer(t: Test, snapshots: string): Promise<string> {
-  const root = resolve(snapshots)
-  const server = createServer((req, res) => {
-    const file = join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://origin').pathname))
-    const stat = file.startsWith(root + sep) ? statSync(file, { throwIfNoEntry: false }) : undefined
-    if (stat === undefined || !stat.isFile()) return void res.writeHead(404).end()
-    res.writeHead(200, { 'content-length': stat.size })
-    createReadStream(file).pipe(res)
-  })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  t.teardown(() => {
-    server.closeAllConnections()
-    return new Promise<void>((done) => server.close(() => done()))
-  })
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}/`
 }
 
 /**
@@ -174,7 +156,7 @@ t.test('snapshot pull --verify-key publishes only a snapshot signed by that key,
   const [signing, verify] = keyPair(t, 'origin')
   const [, otherVerify] = keyPair(t, 'other')
   const origin = await build(t, CSV, { signingKey: readSigningKey(signing) })
-  const base = await staticServer(t, origin.snapshots)
+  const { base } = await staticOrigin(t, origin.snapshots)
   const local = join(freshDir(t), 'snapshots')
 
   await t.rejects(pullSnapshot({ from: base, snapshots: local, verifyKey: readVerifyKey(otherVerify) }), {
@@ -195,7 +177,7 @@ t.test('snapshot pull --verify-key publishes only a snapshot signed by that key,
   t.notOk(existsSync(join(altered, CURRENT_LINK)), 'nothing published')
 
   const unsignedOrigin = await build(t, CSV)
-  const unsignedBase = await staticServer(t, unsignedOrigin.snapshots)
+  const { base: unsignedBase } = await staticOrigin(t, unsignedOrigin.snapshots)
   await t.rejects(
     pullSnapshot({ from: unsignedBase, snapshots: join(freshDir(t), 'snapshots'), verifyKey: readVerifyKey(verify) }),
     { code: 'unsigned' },
@@ -211,7 +193,7 @@ t.test(
     t.equal(await ready(server.port), 503, 'not served')
     t.match(refusals(server.log()), [{ code: 'inconsistent_answer' }], 'the log says why')
 
-    const base = await staticServer(t, origin.snapshots)
+    const { base } = await staticOrigin(t, origin.snapshots)
     const error = await pullSnapshot({ from: base, snapshots: join(freshDir(t), 'snapshots') }).catch((e: unknown) => e)
     t.ok(error instanceof BuildError, 'pull refuses it too')
   },
@@ -231,7 +213,7 @@ t.test('a manifest listing any file beyond the snapshot’s own is refused, by p
   // The origin's own folder lists it too.
   writeFileSync(join(dir, 'run-me.sh'), '#!/bin/sh\necho hello\n')
   writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify(manifest))
-  const base = await staticServer(t, origin.snapshots)
+  const { base } = await staticOrigin(t, origin.snapshots)
   const local = join(freshDir(t), 'snapshots')
   await t.rejects(pullSnapshot({ from: base, snapshots: local }), { code: 'invalid_manifest' })
   t.notOk(existsSync(join(local, origin.report.build_id)), 'nothing published')

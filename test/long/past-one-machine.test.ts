@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { migrate } from '../../ledger/pg-schema.js'
 import { freshDatabase, freshRedisPrefix, privatePostgres, REDIS } from '../services.js'
-import { chargesKept, openTestLedger } from '../ledger-engines.js'
+import { chargesKept, entriesOnceSettled, openTestLedger } from '../ledger-engines.js'
 import { account, build, freshDir, rows, spawnServe, toCsv } from '../support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
@@ -201,11 +201,7 @@ t.test(
     const acknowledged = replies.flatMap((r) => (r.remaining === undefined ? [] : [r.remaining]))
     // A call answered 503 in doubt whose debit committed all the same has its charge given back once that is learned.
     const ledger = await openTestLedger(t, postgres.url)
-    let entries = await ledger.entries(id, 1_000_000)
-    for (let i = 0; i < 50 && chargesKept(entries).kept.length !== acknowledged.length; i++) {
-      await sleep(200)
-      entries = await ledger.entries(id, 1_000_000)
-    }
+    const entries = await entriesOnceSettled(ledger, [id], acknowledged.length)
     const balance = (await ledger.account(id))!.balance
     const charged = new Set(chargesKept(entries).kept.map((e) => e.balance_after))
     t.same(

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { migrate } from '../../ledger/pg-schema.js'
-import { chargesKept, openTestLedger } from '../ledger-engines.js'
+import { chargesKept, entriesOnceSettled, openTestLedger } from '../ledger-engines.js'
 import { privatePostgres } from '../services.js'
 import { account, build, freshDir, rows, spawnServe, toCsv } from '../support.js'
 
@@ -129,15 +129,8 @@ t.test('PostgreSQL frozen, then shut down and started again: every call answered
   // A debit answered 503 may commit later (its batch was with a frozen server); the ledger gives it back once learned.
   const acknowledged = replies.filter((r) => r.keyed && r.status === 200).length
   const ledger = await openTestLedger(t, postgres.url)
-  const stateNow = async () => ({
-    balance: (await ledger.account(id))!.balance,
-    entries: await ledger.entries(id, 1_000_000),
-  })
-  let state = await stateNow()
-  for (let i = 0; i < 100 && chargesKept(state.entries).kept.length !== acknowledged; i++) {
-    await sleep(200)
-    state = await stateNow()
-  }
+  const entries = await entriesOnceSettled(ledger, [id], acknowledged)
+  const state = { entries, balance: (await ledger.account(id))!.balance }
   const { kept, refunded } = chargesKept(state.entries)
   t.comment(`${acknowledged} calls answered charged, ${refunded.length} charges given back`)
   t.equal(kept.length, acknowledged, 'the charges kept are exactly the calls answered 200')

@@ -11,6 +11,7 @@ import {
   balanceAddsUp,
   charge,
   chargesKept,
+  entriesOnceSettled,
   migratedDatabase,
   openTestLedger,
   type ChargeResult,
@@ -320,13 +321,7 @@ t.test(
     )
     t.ok(unavailable > 0, 'debits failed while PostgreSQL was down')
     // A debit answered in doubt that committed all the same is given back once the ledger learns it.
-    const kept = async () =>
-      chargesKept((await Promise.all(accounts.map((id) => ledger.entries(id, 1_000_000)))).flat())
-    let { kept: entries, refunded } = await kept()
-    for (let i = 0; i < 100 && entries.length !== charged.size; i++) {
-      await sleep(100)
-      ;({ kept: entries, refunded } = await kept())
-    }
+    const { kept: entries, refunded } = chargesKept(await entriesOnceSettled(ledger, accounts, charged.size))
     t.comment(`${refunded.length} charges given back`)
     t.same(
       entries.map((e) => e.id).sort(),

@@ -3,7 +3,6 @@ import { once } from 'node:events'
 import {
   chmodSync,
   closeSync,
-  createReadStream,
   existsSync,
   lstatSync,
   openSync,
@@ -14,8 +13,8 @@ import {
   statSync,
   writeSync,
 } from 'node:fs'
-import { createServer, type ServerResponse } from 'node:http'
-import { join, resolve, sep } from 'node:path'
+import type { ServerResponse } from 'node:http'
+import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { BuildError, type BuildErrorCode } from '../../build/build-error.js'
@@ -24,6 +23,7 @@ import { messageOf } from '../../format/message-of.js'
 import { CURRENT_LINK, MANIFEST_FILE, SIGNATURE_FILE, SNAPSHOT_FILE } from '../../format/schema.js'
 import { Snapshot } from '../../query/snapshot.js'
 import { smallDisk } from '../disk.js'
+import { staticOrigin, type Answer } from '../static-origin.js'
 import { build, carmarket, freshDir, pointCurrent, rows, spawnServe, toCsv } from '../support.js'
 
 /**
@@ -33,9 +33,6 @@ import { build, carmarket, freshDir, pointCurrent, rows, spawnServe, toCsv } fro
 
 const ORIGIN_CSV = toCsv(rows(12, (i) => ({ price: 40_000 + i * 1_250 })))
 const LOCAL_CSV = toCsv(rows(12, (i) => ({ price: 20_000 + i * 500 })))
-
-/** Takes a request over before the files are looked at; true when it answered. */
-type Answer = (path: string, res: ServerResponse) => boolean
 
 interface Origin {
   /** The snapshots folder's address, as `--from` takes it. */
@@ -53,31 +50,11 @@ interface Origin {
  * A snapshots folder built from ORIGIN_CSV, served by a static file server on 127.0.0.1
  * that follows symlinks as nginx does. `answer` may stand in for it on any request.
  */
-async function origin(t: Test, answer: Answer = () => false): Promise<Origin> {
+async function origin(t: Test, answer?: Answer): Promise<Origin> {
   const built = await build(t, ORIGIN_CSV, { asOf: '2026-10-31' })
-  const root = resolve(built.snapshots)
-  const requests: string[] = []
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://origin').pathname)
-    requests.push(path)
-    if (answer(path, res)) return
-    const file = join(root, path)
-    const stat = file.startsWith(root + sep) ? statSync(file, { throwIfNoEntry: false }) : undefined
-    if (stat === undefined || !stat.isFile()) {
-      res.writeHead(404).end()
-      return
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': stat.size })
-    createReadStream(file).pipe(res)
-  })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  t.teardown(() => {
-    server.closeAllConnections()
-    return new Promise<void>((done) => server.close(() => done()))
-  })
-  const { port } = server.address() as { port: number }
+  const { base, requests } = await staticOrigin(t, built.snapshots, answer)
   const id = built.report.build_id
-  return { base: `http://127.0.0.1:${port}/`, requests, snapshots: built.snapshots, id, dir: join(built.snapshots, id) }
+  return { base, requests, snapshots: built.snapshots, id, dir: join(built.snapshots, id) }
 }
 
 /** A local snapshots folder that already serves a build of its own. */
