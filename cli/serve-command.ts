@@ -2,26 +2,7 @@ import { Command } from 'commander'
 import { DEFAULTS } from '../runtime/defaults.js'
 import { DEFAULT_LEDGER } from './ledger-options.js'
 import { DEFAULT_SNAPSHOTS, collect } from './options.js'
-
-export interface ServeFlags {
-  snapshots: string
-  ledger: string
-  counters?: string
-  host: string
-  port: string
-  workers: string
-  rateLimit: string
-  demoQuota: string
-  trustedProxy: string[]
-  ipv6Prefix: string
-  publicUrl?: string
-  supportEmail?: string
-  corsOrigins: string
-  outbox: string
-  verifyKey?: string
-  sample?: boolean
-  requestLog: boolean
-}
+import type { ServeFlags } from './serve-run.js'
 
 const env = process.env
 

@@ -19,7 +19,27 @@ import { prefixLength, corsOrigins, emailAddress, httpUrl, positiveInteger, tcpP
 import { startBanner } from './start-banner.js'
 import { outboxFailure, startFailure } from './start-failure.js'
 import { ensureSampleSnapshot } from './sample-command.js'
-import type { ServeFlags } from './serve-command.js'
+
+/** The options of `carmarket serve` as given (serve-command.ts declares them). */
+export interface ServeFlags {
+  snapshots: string
+  ledger: string
+  counters?: string
+  host: string
+  port: string
+  workers: string
+  rateLimit: string
+  demoQuota: string
+  trustedProxy: string[]
+  ipv6Prefix: string
+  publicUrl?: string
+  supportEmail?: string
+  corsOrigins: string
+  outbox: string
+  verifyKey?: string
+  sample?: boolean
+  requestLog: boolean
+}
 
 /** The options that are numbers or addresses, checked. */
 interface Settings {
