@@ -9,6 +9,7 @@ import { isCommitEcho } from '../ledger/lmdb-writes.js'
 import { USAGE_EXIT, handleError } from './handle-error.js'
 import { keysCommand } from './keys-command.js'
 import { ledgerCommand } from './ledger-command.js'
+import { mailCommand } from './mail-command.js'
 import { mcpCommand } from './mcp-command.js'
 import { sampleCommand } from './sample-command.js'
 import { serveCommand } from './serve-command.js'
@@ -30,6 +31,7 @@ const program = new Command('carmarket')
   .addCommand(creditsCommand)
   .addCommand(usageCommand)
   .addCommand(ledgerCommand)
+  .addCommand(mailCommand)
 
 /**
  * Every command, however deep: --help marks the options it cannot go without, and

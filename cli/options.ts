@@ -93,6 +93,32 @@ export function corsOrigins(value: string, option: string): CorsOrigins {
   return origins
 }
 
+/** An SMTP relay's address: smtp:// (STARTTLS when the relay offers it) or smtps://, user and password in it if needed. */
+export function smtpUrl(value: string, option: string): URL {
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  if (url === undefined || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '')
+    throw new UsageError(
+      `${option} must be an SMTP relay's address such as smtp://user:password@mail.example.com:587 or smtps://…:465`,
+    )
+  return url
+}
+
+/**
+ * A From header: `Name <address>` or an address. The address is checked as any other; the name may not hold what would
+ * end or split a header.
+ */
+export function mailFrom(value: string, option: string): string {
+  const match = /^\s*(?:([^<>"\r\n]*?)\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(value)
+  const address = match?.[2] ?? match?.[3]
+  const parsed = address === undefined ? undefined : parseEmail(address)
+  if (parsed === undefined || !parsed.ok)
+    throw new UsageError(
+      `${option} must be an address, or a name and an address such as "carmarket <noreply@example.com>"`,
+    )
+  const name = match?.[1]?.trim() ?? ''
+  return name === '' ? parsed.address : `${name} <${parsed.address}>`
+}
+
 /** An e-mail address, in its delivery form. */
 export function emailAddress(value: string, option: string): string {
   const parsed = parseEmail(value)

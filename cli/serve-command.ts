@@ -69,6 +69,26 @@ export const serveCommand = new Command('serve')
     env.CARMARKET_OUTBOX ?? 'data/outbox',
   )
   .option(
+    '--smtp-url <url>',
+    'send e-mail through this SMTP relay, smtp[s]://user:password@host:port, queued in the ledger and retried until it is taken (env CARMARKET_SMTP_URL, which keeps the password out of the process list); without it, mail goes to --outbox',
+    env.CARMARKET_SMTP_URL,
+  )
+  .option(
+    '--mail-from <from>',
+    'the From of the e-mail sent through --smtp-url, such as "carmarket <noreply@example.com>" (env CARMARKET_MAIL_FROM)',
+    env.CARMARKET_MAIL_FROM,
+  )
+  .option(
+    '--mail-retry-after <seconds>',
+    'the wait before a message the relay did not take is tried again; each later wait doubles, up to an hour (env CARMARKET_MAIL_RETRY_AFTER)',
+    env.CARMARKET_MAIL_RETRY_AFTER ?? String(DEFAULTS.mailRetryAfterSeconds),
+  )
+  .option(
+    '--mail-give-up-after <seconds>',
+    'a message not taken by the relay this long after it was written is given up (a code sooner: when it expires) (env CARMARKET_MAIL_GIVE_UP_AFTER)',
+    env.CARMARKET_MAIL_GIVE_UP_AFTER ?? String(DEFAULTS.mailGiveUpAfterSeconds),
+  )
+  .option(
     '--verify-key <file>',
     'serve only snapshots signed by the build whose Ed25519 public key this PEM file holds (env CARMARKET_VERIFY_KEY)',
     env.CARMARKET_VERIFY_KEY,

@@ -3,7 +3,10 @@ import cluster from 'node:cluster'
 import { latestYear } from '../format/bounds.js'
 import { STORAGE_BROKEN_EXIT, workerLink, runPrimary } from '../runtime/cluster.js'
 import { captureConsole, logEvent } from '../runtime/events.js'
-import { OutboxMailer } from '../runtime/mailer.js'
+import type { Ledger } from '../ledger/types.js'
+import { MailDelivery } from '../runtime/mail-delivery.js'
+import { OutboxMailer, QueuedMailer, type Mailer } from '../runtime/mailer.js'
+import { SmtpTransport } from '../runtime/smtp-transport.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { exampleCalls } from '../runtime/example-calls.js'
@@ -14,8 +17,18 @@ import { servedDocument } from '../runtime/openapi.js'
 import { DRAIN_MS, Runtime, type RuntimeOptions, type Site } from '../runtime/server.js'
 import { webRoutes } from '../web/routes.js'
 import { openCounters, openLedger } from './engines.js'
-import { told } from './handle-error.js'
-import { prefixLength, corsOrigins, emailAddress, httpUrl, positiveInteger, tcpPort, verifyKey } from './options.js'
+import { UsageError, told } from './handle-error.js'
+import {
+  prefixLength,
+  corsOrigins,
+  emailAddress,
+  httpUrl,
+  mailFrom,
+  positiveInteger,
+  smtpUrl,
+  tcpPort,
+  verifyKey,
+} from './options.js'
 import { startBanner } from './start-banner.js'
 import { outboxFailure, startFailure } from './start-failure.js'
 import { ensureSampleSnapshot } from './sample-command.js'
@@ -36,6 +49,10 @@ export interface ServeFlags {
   supportEmail?: string
   corsOrigins: string
   outbox: string
+  smtpUrl?: string
+  mailFrom?: string
+  mailRetryAfter: string
+  mailGiveUpAfter: string
   verifyKey?: string
   sample?: boolean
   requestLog: boolean
@@ -52,6 +69,15 @@ interface Settings {
   readonly verifyKey: KeyObject | undefined
   readonly supportEmail: string | undefined
   readonly corsOrigins: CorsOrigins
+  readonly mail: Relay | undefined
+}
+
+/** An SMTP relay to send mail through, and how. */
+interface Relay {
+  readonly url: URL
+  readonly from: string
+  readonly retryAfterMs: number
+  readonly giveUpAfterMs: number
 }
 
 const env = process.env
@@ -69,6 +95,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     supportEmail: flags.supportEmail === undefined ? undefined : emailAddress(flags.supportEmail, '--support-email'),
     corsOrigins: corsOrigins(flags.corsOrigins, '--cors-origins'),
     verifyKey: flags.verifyKey === undefined ? undefined : verifyKey(flags.verifyKey, '--verify-key'),
+    mail: relayOf(flags),
   }
   if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
   if (cluster.isPrimary && settings.workers > 1) {
@@ -79,6 +106,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
         `${settings.workers} workers`,
         settings.publicUrl ?? listenedUrl(flags.host, port),
         flags.ledger,
+        mailDescription(settings.mail, flags.outbox),
       )
     })
     process.stderr.write(stopped.failure?.text ?? 'carmarket: stopped\n')
@@ -94,12 +122,15 @@ export async function serve(flags: ServeFlags): Promise<void> {
       : new RequestLog(stdout.write, Date.now, process.stdout.isTTY === true ? 'terminal' : 'json')
   let runtime: Runtime
   try {
+    // The counters first: a --counters URL that is not one is refused before the ledger is opened.
+    const counters = await openCounters(flags.ledger, flags.counters)
+    const ledger = await openLedger(flags.ledger)
+    const { mailer, delivery } = mailOf(settings.mail, flags.outbox, ledger)
     const options: RuntimeOptions = {
       snapshots: flags.snapshots,
       verifyKey: settings.verifyKey,
-      // The counters first: a --counters URL that is not one is refused before the ledger is opened.
-      counters: await openCounters(flags.ledger, flags.counters),
-      ledger: await openLedger(flags.ledger),
+      counters,
+      ledger,
       site: siteOf(settings.demoQuota),
       rateLimit: settings.rateLimit,
       demoQuota: settings.demoQuota,
@@ -108,7 +139,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
       publicUrl: settings.publicUrl,
       supportEmail: settings.supportEmail,
       corsOrigins: settings.corsOrigins,
-      mailer: outbox(flags.outbox),
+      mailer,
+      mailDelivery: delivery,
       requestLog,
       gatherMetrics: link?.gather,
       // Requests reach the storage only once the runtime listens, after `stop` is set.
@@ -149,7 +181,14 @@ export async function serve(flags: ServeFlags): Promise<void> {
   process.on('SIGHUP', () => void runtime.reload())
   if (link === undefined) {
     const { address, port } = runtime.address()
-    announce(address, port, 'one process', runtime.publicUrl, flags.ledger)
+    announce(
+      address,
+      port,
+      'one process',
+      runtime.publicUrl,
+      flags.ledger,
+      mailDescription(settings.mail, flags.outbox),
+    )
   } else {
     link.serve(
       { sample: () => runtime.ownMetrics(), reload: () => void runtime.reload(), stop: () => stop(0) },
@@ -161,18 +200,73 @@ export async function serve(flags: ServeFlags): Promise<void> {
 }
 
 /** The "serving on" line (tests and benchmarks read it as it is), then what a newcomer does next. */
-function announce(address: string, port: number, processes: string, publicUrl: string, ledger: string): void {
+function announce(
+  address: string,
+  port: number,
+  processes: string,
+  publicUrl: string,
+  ledger: string,
+  mail: string,
+): void {
   const listening = `http://${address.includes(':') ? `[${address}]` : address}:${port}`
-  process.stderr.write(`carmarket serving on ${listening} (${processes})\n${startBanner(publicUrl, ledger)}`)
+  process.stderr.write(`carmarket serving on ${listening} (${processes})\n${startBanner(publicUrl, ledger, mail)}`)
 }
 
-function outbox(dir: string): OutboxMailer {
-  try {
-    return new OutboxMailer(dir)
-  } catch (error) {
-    throw outboxFailure(error, dir)
+/** The relay of --smtp-url, checked with the options that go with it; none without it. */
+function relayOf(flags: ServeFlags): Relay | undefined {
+  const retryAfter = positiveInteger(flags.mailRetryAfter, '--mail-retry-after')
+  const giveUpAfter = positiveInteger(flags.mailGiveUpAfter, '--mail-give-up-after')
+  if (flags.smtpUrl === undefined) return undefined
+  const url = smtpUrl(flags.smtpUrl, '--smtp-url')
+  if (flags.mailFrom === undefined)
+    throw new UsageError(
+      '--smtp-url needs --mail-from (env CARMARKET_MAIL_FROM), the From of the mail sent, such as "carmarket <noreply@example.com>"',
+    )
+  return {
+    url,
+    from: mailFrom(flags.mailFrom, '--mail-from'),
+    retryAfterMs: retryAfter * 1000,
+    giveUpAfterMs: giveUpAfter * 1000,
   }
 }
+
+/** Where mail goes, for the start banner; a relay's password is never shown. */
+function mailDescription(relay: Relay | undefined, outbox: string): string {
+  if (relay === undefined) return `written to ${outbox}/, a file a message (--smtp-url sends it)`
+  return `sent through ${relay.url.protocol}//${relay.url.host} from ${relay.from}, queued in the ledger`
+}
+
+/**
+ * The mailer of a runtime: through the relay, queued in the ledger and sent by a
+ * MailDelivery of this process, or into the outbox folder.
+ */
+function mailOf(
+  relay: Relay | undefined,
+  outbox: string,
+  ledger: Ledger,
+): { readonly mailer: Mailer; readonly delivery: MailDelivery | undefined } {
+  if (relay === undefined) {
+    try {
+      return { mailer: new OutboxMailer(outbox), delivery: undefined }
+    } catch (error) {
+      throw outboxFailure(error, outbox)
+    }
+  }
+  const delivery = new MailDelivery(ledger.mail, new SmtpTransport(relay.url.href, relay.from), {
+    retryAfterMs: relay.retryAfterMs,
+    maxRetryMs: MAX_MAIL_RETRY_MS,
+    leaseMs: MAIL_LEASE_MS,
+    pollMs: MAIL_POLL_MS,
+  })
+  return { mailer: new QueuedMailer(ledger.mail, relay.giveUpAfterMs, () => delivery.poke()), delivery }
+}
+
+/** The longest wait between two attempts at a message. */
+const MAX_MAIL_RETRY_MS = 3_600_000
+/** How long a sender holds the messages it took: well past an attempt's own time-outs (smtp-transport.ts). */
+const MAIL_LEASE_MS = 5 * 60_000
+/** How often each runtime looks at the queue for mail that another queued or that came due. */
+const MAIL_POLL_MS = 1_000
 
 /**
  * The OpenAPI document and the web pages made from it, for the snapshot served (its

@@ -3,16 +3,17 @@ import { visible } from './terminal-text.js'
 
 /**
  * What `carmarket serve` tells a newcomer below its "serving on" line: where the pages
- * are, and the one line that makes a key on the ledger this server uses (a script-ready
+ * are, where mail goes, and the one line that makes a key on the ledger this server uses (a script-ready
  * `--key-only`), then a call with it. A ledger URL's password is never printed.
  */
-export function startBanner(publicUrl: string, ledger: string): string {
+export function startBanner(publicUrl: string, ledger: string, mail: string): string {
   const ledgerFlag = ledger === LEDGER_FOLDER ? '' : ` --ledger ${visible(shellWord(withoutPassword(ledger)))}`
   const url = visible(publicUrl)
   return [
     `  home      ${url}/`,
     `  docs      ${url}/docs`,
     `  register  ${url}/register`,
+    `  mail      ${visible(mail)}`,
     '  a key for local calls (in another terminal, in this folder):',
     `    export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only${ledgerFlag})`,
     `    curl -H "X-API-Key: \${KEY:?run the line above first}" "${url}/v1/market/valuation?make=VW&model=Golf&year=2017"`,

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
 import { LedgerError } from './ledger-error.js'
+import { LmdbMailQueue } from './lmdb-mail-queue.js'
 import { LmdbWrites } from './lmdb-writes.js'
 import { parseEmail } from './mailbox.js'
 import { privateDir, privateFiles } from './private-files.js'
@@ -115,6 +116,7 @@ export class LmdbLedger implements Ledger {
   // is compared on every call.
   private readonly known = new Map<string, KnownKey>()
   private readonly writes: LmdbWrites
+  readonly mail: LmdbMailQueue
   readonly commits: Record<LedgerWrite, number> = {
     account: 0,
     charge: 0,
@@ -124,6 +126,7 @@ export class LmdbLedger implements Ledger {
     status: 0,
     code: 0,
     idempotency: 0,
+    mail: 0,
   }
 
   private constructor(
@@ -140,11 +143,14 @@ export class LmdbLedger implements Ledger {
     private readonly keyOrder: Database<string, [string, number]>,
   ) {
     this.writes = new LmdbWrites('the ledger', root)
+    this.mail = new LmdbMailQueue(root.openDB(whole('mail_waiting')), root.openDB(whole('mail_failed')), (work) =>
+      this.commit('mail', work),
+    )
   }
 
   static open(dir: string): LmdbLedger {
     privateDir(dir)
-    const root = open({ path: join(dir, LEDGER_FILE), maxDbs: 16, overlappingSync: false })
+    const root = open({ path: join(dir, LEDGER_FILE), maxDbs: 24, overlappingSync: false })
     privateFiles(dir)
     const ledger = new LmdbLedger(
       dir,

@@ -7,6 +7,7 @@ import { Batches } from './pg-batch.js'
 import { SHARED_WORK_WITHIN_MS, within } from './pg-connection.js'
 import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
+import { PgMailQueue } from './pg-mail-queue.js'
 import {
   ACCOUNT_COLUMNS,
   ENTRY_COLUMNS,
@@ -71,8 +72,10 @@ export class PgLedger implements Ledger {
     status: 0,
     code: 0,
     idempotency: 0,
+    mail: 0,
   }
   private readonly debits: PgDebits
+  readonly mail: PgMailQueue
   /** Keys looked up together: every keyed request asks for one. */
   private readonly keys: Batches<string, Account | undefined>
 
@@ -91,6 +94,11 @@ export class PgLedger implements Ledger {
       (accountId, credits, reference) => this.grant(accountId, credits, reference),
     )
     this.keys = new Batches((hashes) => calls.read(() => this.accountsByKeyHash(hashes)))
+    this.mail = new PgMailQueue(
+      (text, values) => this.write('mail', text, values),
+      (text, values) => this.read(text, values),
+      storable,
+    )
   }
 
   /**

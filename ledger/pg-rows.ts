@@ -97,7 +97,7 @@ export function instant(row: Row, column: string): string {
   return value.toISOString()
 }
 
-function optional<T>(row: Row, column: string, read: (row: Row, column: string) => T): T | null {
+export function optional<T>(row: Row, column: string, read: (row: Row, column: string) => T): T | null {
   return row[column] === null ? null : read(row, column)
 }
 

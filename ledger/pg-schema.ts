@@ -598,6 +598,30 @@ const MIGRATIONS: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- The mail queue (MailQueue in types.ts): a message waits here until sent, when it is
+      -- deleted (it may hold a key), or given up, when its subject and text are dropped.
+      CREATE TABLE carmarket_mail (
+        id text PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('code', 'key', 'notice', 'receipt')),
+        to_address text NOT NULL,
+        subject text,
+        body text,
+        state text NOT NULL CHECK (state IN ('queued', 'failed')),
+        queued timestamptz NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        give_up_at timestamptz NOT NULL,
+        -- When it is due (queued), or when it was given up (failed).
+        next timestamptz NOT NULL,
+        owner text,
+        lease_until timestamptz,
+        last_error text
+      );
+      CREATE INDEX carmarket_mail_due ON carmarket_mail (next) WHERE state = 'queued';
+    `,
+  },
 ]
 
 /** The schema version this code reads and writes. */

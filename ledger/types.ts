@@ -163,7 +163,74 @@ export interface WriteHealth {
 }
 
 /** What a ledger write transaction does, as /metrics counts them. */
-export type LedgerWrite = 'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code' | 'idempotency'
+export type LedgerWrite =
+  'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code' | 'idempotency' | 'mail'
+
+/** What a message is for; the operator's list shows this, never a subject or a text, which may hold a code or a key. */
+export type MailKind = 'code' | 'key' | 'notice' | 'receipt'
+
+/** A message for one address, as the service writes it: plain text (the HTML part is made from it when sent). */
+export interface Mail {
+  readonly kind: MailKind
+  readonly to: string
+  readonly subject: string
+  readonly text: string
+}
+
+/** A message waiting in the mail queue, as handed to whoever sends it. */
+export interface QueuedMail extends Mail {
+  /** Unique and kept across attempts: the Message-ID is made from it, so a message sent twice reads as one. */
+  readonly id: string
+  /** When it was queued (ms since the epoch): its Date header. */
+  readonly queued: number
+  /** Attempts made before this one. */
+  readonly attempts: number
+  /** When it is given up if still not sent (ms since the epoch). */
+  readonly give_up_at: number
+}
+
+/** A message of the queue as the operator sees it (carmarket mail list): never its subject or text. */
+export interface MailRecord {
+  readonly id: string
+  readonly kind: MailKind
+  readonly to: string
+  readonly state: 'queued' | 'failed'
+  /** ISO 8601. */
+  readonly queued: string
+  readonly attempts: number
+  /** When it is tried next (queued) or was given up (failed), ISO 8601. */
+  readonly next: string
+  /** What the relay or the network said at the last failed attempt. */
+  readonly last_error: string | null
+}
+
+/**
+ * Mail waiting to be sent, kept with the ledger, so every runtime of a deployment sees one
+ * queue and a message queued before a request is answered survives any restart. A message
+ * is taken (claim) by one sender at a time, for a lease; it leaves the queue once sent
+ * (nothing of it is kept: it may hold a key) or is kept as failed, without its text, once
+ * given up.
+ */
+export interface MailQueue {
+  /** Queues `mail`, to be given up at `giveUpAt` (ms); durable before it resolves. Resolves to its id. */
+  enqueue(mail: Mail, giveUpAt: number): Promise<string>
+  /**
+   * Up to `limit` messages due now, taken by `owner` for `leaseMs`: no other owner takes them before the lease ends
+   * (a sender that died lets its messages go that way).
+   */
+  claim(owner: string, leaseMs: number, limit: number): Promise<QueuedMail[]>
+  /** A message `owner` holds was sent: it leaves the queue. */
+  sent(id: string, owner: string): Promise<void>
+  /**
+   * An attempt failed (`error`, what the relay said): tried again in `retryInMs`, or, with undefined, given up and kept
+   * as failed without its text.
+   */
+  failed(id: string, owner: string, error: string, retryInMs: number | undefined): Promise<void>
+  /** The newest `limit` messages waiting or given up (or given up only), newest first. */
+  list(failedOnly: boolean, limit: number): Promise<MailRecord[]>
+  /** How many messages wait, and how many were given up. */
+  depth(): Promise<{ readonly queued: number; readonly failed: number }>
+}
 
 /**
  * The ledger. Every write either commits or rejects with LedgerError `unavailable` (the
@@ -251,6 +318,8 @@ export interface Ledger {
   backup(dir: string): Promise<void>
   /** The newest `limit` entries, newest first. */
   entries(accountId: string, limit: number): Promise<Entry[]>
+  /** The mail queue kept with the ledger. */
+  readonly mail: MailQueue
   close(): Promise<void>
 }
 

@@ -1,5 +1,5 @@
 import { OPERATION_SPECS } from '../query/operations.js'
-import type { Mail } from './mailer.js'
+import type { Mail } from '../ledger/types.js'
 import { EXAMPLE_VEHICLE } from './example-calls.js'
 import { shellWord } from './shell-word.js'
 
@@ -14,6 +14,7 @@ export function keyMail(to: string, key: string, credits: number, publicUrl: str
   // Keys are [A-Za-z0-9_-]: nothing in one needs quoting, even within double quotes.
   const call = `curl -H "X-API-Key: ${key}" ${shellWord(`${publicUrl}/v1/market/valuation?${query}`)}`
   return {
+    kind: 'key',
     to,
     subject: 'Your carmarket API key',
     text: [

@@ -1,4 +1,5 @@
 import type { Manifest } from '../format/schema.js'
+import type { MailCounts } from './mail-delivery.js'
 
 /** Upper bounds of the latency histogram's buckets, in seconds. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const
@@ -36,6 +37,10 @@ export interface MetricsSample {
   readonly swaps: Record<string, number>
   readonly snapshots: ServedSample[]
   readonly resident_bytes: number
+  /** Mail handed to the relay, tried again later, and given up, by the processes that send it. */
+  readonly mail: Record<string, number>
+  /** The mail queue (one for the deployment) as last seen by a process that sends mail; null where none does. */
+  readonly mail_queue: { readonly queued: number; readonly failed: number } | null
 }
 
 class RouteCounts {
@@ -79,8 +84,12 @@ export class Metrics {
     this.swaps[result]++
   }
 
-  /** This process's counts, with the ledger's commits and the manifest of the snapshot served. */
-  sample(ledger: Readonly<Record<string, number>>, served: Manifest | undefined): MetricsSample {
+  /** This process's counts, with the ledger's commits, the manifest of the snapshot served, and its mail sender's. */
+  sample(
+    ledger: Readonly<Record<string, number>>,
+    served: Manifest | undefined,
+    mail: { readonly counts: MailCounts; readonly depth: MetricsSample['mail_queue'] | undefined } | undefined,
+  ): MetricsSample {
     const routes: Record<string, RouteSample> = {}
     for (const [name, counts] of this.routes) {
       routes[name] = {
@@ -99,6 +108,8 @@ export class Metrics {
       snapshots:
         served === undefined ? [] : [{ build_id: served.build_id, as_of: served.as_of, created_at: served.created_at }],
       resident_bytes: process.memoryUsage.rss(),
+      mail: { ...mail?.counts },
+      mail_queue: mail?.depth ?? null,
     }
   }
 }
@@ -128,6 +139,13 @@ export function mergeSamples(samples: readonly MetricsSample[]): MetricsSample {
     swaps: samples.reduce((into, s) => addCounts(into, s.swaps), {}),
     snapshots: samples.flatMap((s) => s.snapshots),
     resident_bytes: samples.reduce((n, s) => n + s.resident_bytes, 0),
+    mail: samples.reduce((into, s) => addCounts(into, s.mail), {}),
+    // Every sender sees the one queue: the deepest view is the latest that matters.
+    mail_queue: samples.reduce<MetricsSample['mail_queue']>(
+      (deepest, s) =>
+        s.mail_queue !== null && (deepest === null || s.mail_queue.queued > deepest.queued) ? s.mail_queue : deepest,
+      null,
+    ),
   }
 }
 
@@ -219,6 +237,25 @@ export function renderMetrics(sample: MetricsSample, now: number): string {
     const byBuild = new Map<string, number>()
     for (const s of served) byBuild.set(s.build_id, (byBuild.get(s.build_id) ?? 0) + 1)
     for (const [build, n] of byBuild) lines.push(`carmarket_snapshot_processes{build_id=${label(build)}} ${n}`)
+  }
+
+  family(
+    lines,
+    'carmarket_mail_total',
+    'counter',
+    'Mail through the SMTP relay, by outcome: sent (taken by the relay), retried (an attempt failed; tried again later), given_up.',
+  )
+  for (const [outcome, n] of Object.entries(sample.mail).sort())
+    lines.push(`carmarket_mail_total{outcome=${label(outcome)}} ${n}`)
+  if (sample.mail_queue !== null) {
+    family(
+      lines,
+      'carmarket_mail_queue_messages',
+      'gauge',
+      'Messages in the mail queue: queued (waiting to be sent) or failed (given up).',
+    )
+    lines.push(`carmarket_mail_queue_messages{state="queued"} ${sample.mail_queue.queued}`)
+    lines.push(`carmarket_mail_queue_messages{state="failed"} ${sample.mail_queue.failed}`)
   }
 
   family(lines, 'carmarket_processes', 'gauge', 'Serving processes whose counts are included (the workers).')

@@ -6,7 +6,8 @@ import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-err
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
 import { keyMail } from './key-mail.js'
-import { MailUnavailable, type Mail, type Mailer } from './mailer.js'
+import type { Mail } from '../ledger/types.js'
+import { MailUnavailable, type Mailer } from './mailer.js'
 
 const CODE_TTL_MS = 10 * 60_000
 const MAX_ATTEMPTS = 5
@@ -56,16 +57,19 @@ export class Registration {
     await this.send(
       registered
         ? {
+            kind: 'notice',
             to: address,
             subject: 'Your carmarket account',
             text: 'Someone asked to register this address, which has an account already. If you lost its key, ask support for a new one.',
           }
         : {
+            kind: 'code',
             to: address,
             subject: `Your carmarket code: ${code}`,
             text: `Your one-time code is ${code}. It is valid for 10 minutes.`,
           },
       'The e-mail with your code could not be sent; please try again in a minute.',
+      now + CODE_TTL_MS,
     )
     return { email: address, code_sent: true, expires_in: CODE_TTL_MS / 1000 }
   }
@@ -151,9 +155,10 @@ export class Registration {
       throw this.tooMany(description, secondsLeft(kind, now))
   }
 
-  private async send(mail: Mail, failure: string): Promise<void> {
+  /** Hands `mail` over (of no use after `expires`, if given); a 503 with `failure` when it cannot be. */
+  private async send(mail: Mail, failure: string, expires?: number): Promise<void> {
     try {
-      await this.mailer.send(mail)
+      await this.mailer.send(mail, expires)
     } catch (error) {
       if (error instanceof MailUnavailable) throw serviceUnavailable(failure, MAIL_RETRY_SECONDS)
       throw error

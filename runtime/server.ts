@@ -24,6 +24,7 @@ import { Metering } from './metering.js'
 import { linksOf, type Links } from './links.js'
 import { Refusals } from './refusals.js'
 import { RequestLog, requestId } from './request-log.js'
+import type { MailDelivery } from './mail-delivery.js'
 import type { Mailer } from './mailer.js'
 import { parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
@@ -53,6 +54,8 @@ export interface RuntimeOptions {
   readonly counters: Counters
   /** Where e-mail goes (registration codes and keys). */
   readonly mailer: Mailer
+  /** What sends the mail `mailer` queues, when it queues: started with the runtime, stopped before the ledger closes. */
+  readonly mailDelivery?: MailDelivery | undefined
   /**
    * The site for the snapshot served (none before one is open) with the service's links
    * (its public URL, base path and support address): the snapshot's latest production
@@ -142,6 +145,7 @@ export class Runtime {
   private readonly routes = new Map<string, Route>()
   private readonly calls = new Map<string, DataCall>()
   private readonly sweeper: NodeJS.Timeout
+  private readonly mailDelivery: MailDelivery | undefined
   private readonly log: RequestLog | undefined
   private readonly storage: StorageWatch
   private readonly refusals: Refusals
@@ -277,6 +281,8 @@ export class Runtime {
       void this.counters.sweep(clock()).then(...swept('counters'))
       void this.ledger.sweep(clock()).then(...swept('idempotency keys'))
     }, SWEEP_MS).unref()
+    this.mailDelivery = options.mailDelivery
+    this.mailDelivery?.start()
   }
 
   /**
@@ -327,7 +333,7 @@ export class Runtime {
 
   /** This process's counts for /metrics. */
   ownMetrics(): MetricsSample {
-    return this.metrics.sample(this.ledger.commits, this.served.snapshot?.manifest)
+    return this.metrics.sample(this.ledger.commits, this.served.snapshot?.manifest, this.mailDelivery)
   }
 
   /**
@@ -342,6 +348,7 @@ export class Runtime {
   private async release(): Promise<void> {
     clearInterval(this.sweeper)
     this.log?.flush()
+    await this.mailDelivery?.close()
     await this.served.close()
     await this.counters.close()
     await this.ledger.close()

@@ -201,7 +201,7 @@ t.test('the start banner: the pages, and the line that makes a key works as prin
 
 t.test('the banner names the ledger only when it is not the default, and never a password', async (t) => {
   const keyLine = (ledger: string) =>
-    startBanner('http://127.0.0.1:8080', ledger)
+    startBanner('http://127.0.0.1:8080', ledger, 'written to data/outbox/')
       .split('\n')
       .find((l) => l.includes('export KEY='))!
       .trim()
