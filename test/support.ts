@@ -478,3 +478,12 @@ function outboxBeside(ledger: string): string {
   if (URL.canParse(ledger)) throw new Error('a test runtime on a ledger at a URL needs its own mailer')
   return join(ledger, 'outbox')
 }
+
+/**
+ * Waits, if need be, until a new minute has more than `seconds` left: a fixed-window count must not straddle two
+ * minutes.
+ */
+export async function awayFromMinuteEnd(seconds: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 100))
+}

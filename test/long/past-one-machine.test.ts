@@ -4,7 +4,7 @@ import { Agent, request } from 'undici'
 import { migrate } from '../../ledger/pg-schema.js'
 import { freshDatabase, freshRedisPrefix, privatePostgres, REDIS } from '../services.js'
 import { chargesKept, entriesOnceSettled, openTestLedger } from '../ledger-engines.js'
-import { account, build, freshDir, rows, spawnServe, toCsv } from '../support.js'
+import { account, awayFromMinuteEnd, build, freshDir, rows, spawnServe, toCsv } from '../support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const VALUATION = '/v1/market/valuation?make=VW&model=Golf&year=2017'
@@ -50,15 +50,6 @@ const tally = (replies: readonly Reply[]) => {
     counts[`${r.status}${r.code === undefined ? '' : ` ${r.code}`}`] =
       (counts[`${r.status}${r.code === undefined ? '' : ` ${r.code}`}`] ?? 0) + 1
   return counts
-}
-
-/**
- * Waits, if need be, until a new minute has more than `seconds` left: a fixed-window count must not straddle two
- * minutes.
- */
-async function awayFromMinuteEnd(seconds: number): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000)
-  if (left < seconds * 1000) await sleep(left + 100)
 }
 
 async function ledgerState(t: Test, url: string, id: string) {
