@@ -37,9 +37,12 @@ export class PgMailQueue implements MailQueue {
     // Looked at first with a read: a queue with nothing due costs no write.
     if ((await this.read(`SELECT 1 FROM carmarket_mail WHERE ${due} LIMIT 1`, [])).length === 0) return []
     const rows = await this.write(
-      `UPDATE carmarket_mail SET owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
-       WHERE id IN (SELECT id FROM carmarket_mail WHERE ${due} ORDER BY next LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING id, kind, to_address, subject, body, queued, attempts, give_up_at`,
+      `WITH claimed AS (
+         UPDATE carmarket_mail SET owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
+         WHERE id IN (SELECT id FROM carmarket_mail WHERE ${due} ORDER BY next, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING id, kind, to_address, subject, body, queued, attempts, give_up_at, next
+       )
+       SELECT * FROM claimed ORDER BY next, id`,
       [owner, leaseMs, limit],
     )
     return rows.map((row) => ({
