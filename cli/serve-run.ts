@@ -6,7 +6,6 @@ import { captureConsole, logEvent } from '../runtime/events.js'
 import type { Ledger } from '../ledger/types.js'
 import { MailDelivery } from '../runtime/mail-delivery.js'
 import { OutboxMailer, QueuedMailer, type Mailer } from '../runtime/mailer.js'
-import { SmtpTransport } from '../runtime/smtp-transport.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
 import type { Snapshot } from '../query/snapshot.js'
 import { exampleCalls } from '../runtime/example-calls.js'
@@ -125,7 +124,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     // The counters first: a --counters URL that is not one is refused before the ledger is opened.
     const counters = await openCounters(flags.ledger, flags.counters)
     const ledger = await openLedger(flags.ledger)
-    const { mailer, delivery } = mailOf(settings.mail, flags.outbox, ledger)
+    const { mailer, delivery } = await mailOf(settings.mail, flags.outbox, ledger)
     const options: RuntimeOptions = {
       snapshots: flags.snapshots,
       verifyKey: settings.verifyKey,
@@ -240,11 +239,11 @@ function mailDescription(relay: Relay | undefined, outbox: string): string {
  * The mailer of a runtime: through the relay, queued in the ledger and sent by a
  * MailDelivery of this process, or into the outbox folder.
  */
-function mailOf(
+async function mailOf(
   relay: Relay | undefined,
   outbox: string,
   ledger: Ledger,
-): { readonly mailer: Mailer; readonly delivery: MailDelivery | undefined } {
+): Promise<{ readonly mailer: Mailer; readonly delivery: MailDelivery | undefined }> {
   if (relay === undefined) {
     try {
       return { mailer: new OutboxMailer(outbox), delivery: undefined }
@@ -252,6 +251,8 @@ function mailOf(
       throw outboxFailure(error, outbox)
     }
   }
+  // nodemailer is loaded only to send through a relay.
+  const { SmtpTransport } = await import('../runtime/smtp-transport.js')
   const delivery = new MailDelivery(ledger.mail, new SmtpTransport(relay.url.href, relay.from), {
     retryAfterMs: relay.retryAfterMs,
     maxRetryMs: MAX_MAIL_RETRY_MS,
