@@ -3,12 +3,16 @@ import type { Mail } from '../ledger/types.js'
 import { EXAMPLE_VEHICLE } from './example-calls.js'
 import { shellWord } from './shell-word.js'
 
+/** Why a key is mailed: a new account with its free credits, or a key that replaces the account's previous one. */
+export type KeyOccasion =
+  { readonly account: 'new'; readonly credits: number } | { readonly account: 'existing'; readonly balance: number }
+
 /**
- * The message that delivers a new key: the key, how to send it, a first call to paste
+ * The message that delivers a key: the key, how to send it, a first call to paste
  * into a terminal (against the address callers reach the service at, `publicUrl`,
  * without a trailing slash) and where the reference is.
  */
-export function keyMail(to: string, key: string, credits: number, publicUrl: string): Mail {
+export function keyMail(to: string, key: string, occasion: KeyOccasion, publicUrl: string): Mail {
   const { make, model, year } = EXAMPLE_VEHICLE
   const query = new URLSearchParams({ make, model, year: String(year) })
   // Keys are [A-Za-z0-9_-]: nothing in one needs quoting, even within double quotes.
@@ -16,11 +20,13 @@ export function keyMail(to: string, key: string, credits: number, publicUrl: str
   return {
     kind: 'key',
     to,
-    subject: 'Your carmarket API key',
+    subject: occasion.account === 'new' ? 'Your carmarket API key' : 'Your new carmarket API key',
     text: [
       `Your API key is ${key}`,
       '',
-      `Send it in the X-API-Key header. Your account starts with ${credits} free credits.`,
+      occasion.account === 'new'
+        ? `Send it in the X-API-Key header. Your account starts with ${occasion.credits} free credits.`
+        : `Send it in the X-API-Key header. It replaces your previous key, which no longer works; your balance of ${occasion.balance} credits is unchanged.`,
       'The key is shown only in this message: keep it safe.',
       '',
       `Your first call, the prices of a ${year} ${make} ${model} (${OPERATION_SPECS.valuation.credits} credits):`,

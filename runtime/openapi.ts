@@ -844,6 +844,45 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
           schema: integer({ minimum: USAGE_LIMIT.min, maximum: USAGE_LIMIT.max, default: USAGE_LIMIT.default }),
         },
       ]),
+      '/v1/account/keys/rotate': {
+        post: {
+          tags: ['account'],
+          operationId: 'rotateKey',
+          summary:
+            "Replace the key by a new one, e-mailed to the account's address; the key sent stops working at once (0 credits). A lost key is replaced by registering the address again.",
+          'x-credits': 0,
+          security: [{ ApiKey: [] }],
+          responses: {
+            '200': {
+              description: 'The new key is on its way by e-mail; it is never in an answer.',
+              headers: RATE_HEADERS,
+              content: {
+                'application/json': {
+                  schema: object({
+                    status: { const: 'success' },
+                    data: object({ email: string, key_sent: { const: true }, key_prefix: string }),
+                  }),
+                },
+              },
+            },
+            '401': errorResponse('No key, an unknown key, or a disabled account.', [
+              'UNAUTHORIZED',
+              'ACCOUNT_DISABLED',
+            ]),
+            '429': errorResponse(
+              'Three keys or codes were e-mailed to this address in the last hour, or the rate limit.',
+              ['RATE_LIMIT_EXCEEDED'],
+              true,
+            ),
+            '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
+            '503': errorResponse(
+              'The e-mail or the ledger cannot be written at the moment: the account keeps working with a key it gets by registering its address again.',
+              ['SERVICE_UNAVAILABLE'],
+              true,
+            ),
+          },
+        },
+      },
       '/v1/auth/register': authPath(
         'Send a 6-digit one-time code to an e-mail address (valid 10 minutes). The answer is the same whether or not the address has an account.',
         { email: { ...string, format: 'email', maxLength: 254 } },
@@ -851,7 +890,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         { email: string, code_sent: { const: true }, expires_in: integer() },
       ),
       '/v1/auth/verify': authPath(
-        `Exchange the code for an account with ${SIGNUP_CREDITS} free credits, once per address; the key is e-mailed. Five wrong codes use a code up.`,
+        `Exchange the code for an account with ${SIGNUP_CREDITS} free credits, once per address; the key is e-mailed. For an address with an account, a new key is e-mailed instead, the previous one stops working, and no credits are given (a lost key). Five wrong codes use a code up.`,
         { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
         { email: 'anna.nowak@example.pl', code: '042917' },
         { email: string, key_sent: { const: true } },

@@ -1,15 +1,25 @@
 import { createHash, randomInt } from 'node:crypto'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { parseEmail } from '../ledger/mailbox.js'
-import { secondsLeft, windowOf, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
+import { secondsLeft, windowOf, type Account, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
+import { keyPrefix } from '../ledger/keys.js'
 import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
-import { keyMail } from './key-mail.js'
+import { keyMail, type KeyOccasion } from './key-mail.js'
 import type { Mail } from '../ledger/types.js'
 import { MailUnavailable, type Mailer } from './mailer.js'
 
 const CODE_TTL_MS = 10 * 60_000
+
+/** A key just issued for an account, to be e-mailed. */
+interface Issued {
+  readonly id: string
+  /** Where the key goes: the account's own address. */
+  readonly email: string
+  readonly key: string
+  readonly occasion: KeyOccasion
+}
 const MAX_ATTEMPTS = 5
 /** Codes sent per mailbox per hour, and per client address per hour. */
 export const CODES_PER_EMAIL = 3
@@ -27,12 +37,14 @@ const MAIL_RETRY_SECONDS = 60
  * wrong tries use a code up; a client address opens at most a few accounts a day.
  *
  * Nobody learns from it which addresses are registered: for an address with an account,
- * `register` does the same work as for a new one (it keeps a code, which is never sent,
- * and e-mails the owner a notice instead), so both answers, and what a wrong code gets
- * afterwards, are the same, in content and in time.
+ * `register` does the same work as for a new one and sends a code too, whose message
+ * tells the owner that verifying it replaces the account's key; so both answers, and
+ * what a wrong code gets afterwards, are the same, in content and in time.
  *
- * An account whose key e-mail could not be sent keeps its credits and is marked as such:
- * registering its address again sends a code, and verifying gives it a fresh key.
+ * A lost key is replaced that way: verifying a code for an address with an account
+ * e-mails a new key, which revokes the old one, and gives no credits. An account whose
+ * key e-mail could not be sent keeps its credits and is marked as such, and gets its key
+ * the same way. `rotate` replaces a key that still works.
  */
 export class Registration {
   constructor(
@@ -51,23 +63,27 @@ export class Registration {
     await this.refuseOverDailyAccounts(ip, now)
     await this.countUpTo('signup-ip', now, ip, CODES_PER_IP, 'this client address')
     await this.countUpTo('signup-email', now, mailbox, CODES_PER_EMAIL, address)
-    const registered = (await this.ledger.accountByEmail(address))?.key_delivered === true
+    // A code for an account goes to the account's own address, never to another spelling of its mailbox: whoever
+    // verifies it gets the account's key.
+    const registered = await this.ledger.accountByEmail(address)
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
     await this.ledger.putCode(mailbox, codeHash(mailbox, code), now + CODE_TTL_MS)
     await this.send(
-      registered
-        ? {
-            kind: 'notice',
-            to: address,
-            subject: 'Your carmarket account',
-            text: 'Someone asked to register this address, which has an account already. If you lost its key, ask support for a new one.',
-          }
-        : {
-            kind: 'code',
-            to: address,
-            subject: `Your carmarket code: ${code}`,
-            text: `Your one-time code is ${code}. It is valid for 10 minutes.`,
-          },
+      {
+        kind: 'code',
+        to: registered?.email ?? address,
+        subject: `Your carmarket code: ${code}`,
+        text:
+          registered !== undefined
+            ? [
+                `Your one-time code is ${code}. It is valid for 10 minutes.`,
+                '',
+                'Someone asked for a new key for the carmarket account of this address. If it was you, enter the code: a new key comes by e-mail, and your current key stops working. Your credits stay as they are.',
+                '',
+                'If it was not you, ignore this message: nothing changes.',
+              ].join('\n')
+            : `Your one-time code is ${code}. It is valid for 10 minutes.`,
+      },
       'The e-mail with your code could not be sent; please try again in a minute.',
       now + CODE_TTL_MS,
     )
@@ -87,40 +103,63 @@ export class Registration {
     if (check === 'exhausted') throw invalidParameter('code', 'Too many wrong codes: ask for a new one.')
     if (check !== 'ok') throw invalidParameter('code', 'There is no valid code for this address: ask for a new one.')
     const opened = await this.openAccount(address, ip, now)
-    if (opened !== undefined) {
-      await this.send(
-        keyMail(address, opened.key, SIGNUP_CREDITS, this.publicUrl),
-        'The e-mail with your key could not be sent; your account is kept. Register again in a few minutes for a new code, and the key comes with it.',
-      )
-      try {
-        await this.ledger.keyDelivered(opened.id)
-      } catch (error) {
-        // The key is on its way; left unmarked, a later registration of the address only gives it a fresh one.
-        if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
-      }
-    }
+    if (opened !== undefined) await this.mailKey(opened)
     return { email: address, key_sent: true }
   }
 
   /**
-   * The account a right code opens, with a key to e-mail: a new one, or the account of
-   * this mailbox whose key never reached it, with a fresh key. Undefined for a mailbox
-   * whose account has its key (a code it was never sent, guessed).
+   * Replaces the key of `account` (one that still works) by a new one, e-mailed to the
+   * account's address: the old key stops working at once. At most CODES_PER_EMAIL an
+   * hour per mailbox, with the codes: each sends a message.
    */
-  private async openAccount(
-    address: string,
-    ip: string,
-    now: number,
-  ): Promise<{ id: string; key: string } | undefined> {
+  async rotate(account: Account): Promise<object> {
+    const { mailbox } = emailOf({ email: account.email })
+    await this.countUpTo('signup-email', this.clock(), mailbox, CODES_PER_EMAIL, account.email)
+    const key = await this.ledger.issueKey(account.id, false)
+    await this.mailKey({
+      id: account.id,
+      email: account.email,
+      key,
+      occasion: { account: 'existing', balance: account.balance },
+    })
+    return { email: account.email, key_sent: true, key_prefix: keyPrefix(key) }
+  }
+
+  /** E-mails a key just issued, and records that it was sent: a 503 when it could not be, the key kept undelivered. */
+  private async mailKey(issued: Issued): Promise<void> {
+    await this.send(
+      keyMail(issued.email, issued.key, issued.occasion, this.publicUrl),
+      'The e-mail with your key could not be sent; your account is kept. Register again in a few minutes for a new code, and the key comes with it.',
+    )
+    try {
+      await this.ledger.keyDelivered(issued.id)
+    } catch (error) {
+      // The key is on its way; left unmarked, a later registration of the address only gives it a fresh one.
+      if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
+    }
+  }
+
+  /**
+   * The account a right code opens, with a key to e-mail: a new one with its free
+   * credits, or the account of this mailbox with a new key that replaces its previous
+   * one (lost, or never delivered). Undefined when another verification of the same
+   * mailbox opened its account first.
+   */
+  private async openAccount(address: string, ip: string, now: number): Promise<Issued | undefined> {
     const existing = await this.ledger.accountByEmail(address)
-    if (existing !== undefined)
-      return existing.key_delivered
-        ? undefined
-        : { id: existing.id, key: await this.ledger.issueKey(existing.id, false) }
+    if (existing !== undefined) {
+      const key = await this.ledger.issueKey(existing.id, false)
+      return {
+        id: existing.id,
+        email: existing.email,
+        key,
+        occasion: { account: 'existing', balance: existing.balance },
+      }
+    }
     await this.countUpTo('signup-account', now, ip, ACCOUNTS_PER_CLIENT_PER_DAY, 'this client address today')
     try {
       const { account, key } = await this.ledger.createAccount(address, SIGNUP_CREDITS, 'signup_bonus', null, false)
-      return { id: account.id, key }
+      return { id: account.id, email: account.email, key, occasion: { account: 'new', credits: SIGNUP_CREDITS } }
     } catch (error) {
       // Another verification of the same mailbox won the race.
       if (error instanceof LedgerError && error.code === 'email_taken') return undefined

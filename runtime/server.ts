@@ -248,6 +248,12 @@ export class Runtime {
     this.post('/v1/auth/verify', async (req, res, _query, ip) =>
       sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req), ip))),
     )
+    this.post('/v1/account/keys/rotate', async (req, res, _query, _ip, exchange) => {
+      const account = await authenticate(this.ledger, req.headers['x-api-key'], this.refusals)
+      if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
+      exchange.account = account.id
+      sendData(req, res, JSON.stringify(await registration.rotate(account)))
+    })
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.get('/readyz', async (req, res) => {
       const manifest = this.served.snapshot?.manifest

@@ -62,6 +62,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
       ...charts.map((c) => `/v1/chart/${c}.svg`),
       '/v1/catalog/makes',
       '/v1/catalog/models',
+      '/v1/account/keys/rotate',
       '/v1/account/me',
       '/v1/account/usage',
       '/v1/auth/register',

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { keyPrefix } from '../ledger/keys.js'
 import { OutboxMailer } from '../runtime/mailer.js'
 import { build, freshDir, outboxMail, rows, serve, toCsv } from './support.js'
 
@@ -11,7 +12,9 @@ async function setup(t: import('tap').Test) {
     served.post(path, body, { headers: { 'content-type': type } })
   const mail = (to: string) => outboxMail(outbox, to)
   const codeOf = (to: string) => /code is (\d{6})/.exec(mail(to).at(-1)!.text)![1]!
-  return { get: served.get, post, mail, codeOf, advance: (ms: number) => (now += ms), now: () => now }
+  /** A POST without a body, sent with `key` if given. */
+  const postKeyed = (path: string, key?: string) => served.post(path, undefined, key === undefined ? {} : { key })
+  return { get: served.get, post, postKeyed, mail, codeOf, advance: (ms: number) => (now += ms), now: () => now }
 }
 
 t.test('register, verify, and the key arrives by e-mail with 50 credits', async (t) => {
@@ -54,7 +57,71 @@ t.test('register, verify, and the key arrives by e-mail with 50 credits', async 
   )
   const again = await post('/v1/auth/register', JSON.stringify({ email: 'anna.nowak@example.pl' }))
   t.same(again.body.data, asked.body.data, 'the same answer for a registered address')
-  t.match(mail('anna.nowak@example.pl').at(-1)!.text, /has an account already/, 'whose owner is told, without a code')
+  t.match(
+    mail('anna.nowak@example.pl').at(-1)!.text,
+    /a new key comes by e-mail, and your current key stops working/,
+    'whose owner gets a code, told what it does',
+  )
+})
+
+t.test(
+  'a lost key: registering the address again mails a code, and verifying it a new key that revokes the old',
+  async (t) => {
+    const { get, post, mail, codeOf } = await setup(t)
+    const register = () => post('/v1/auth/register', JSON.stringify({ email: 'lost@example.pl' }))
+    const verify = (code: string) => post('/v1/auth/verify', JSON.stringify({ email: 'lost@example.pl', code }))
+    const keyIn = (text: string) => /API key is (cm_[A-Za-z0-9_-]{43})/.exec(text)![1]!
+    await register()
+    await verify(codeOf('lost@example.pl'))
+    const first = keyIn(mail('lost@example.pl').at(-1)!.text)
+    t.equal((await get('/v1/market/valuation?make=VW&model=Golf&year=2017', { key: first })).status, 200)
+
+    const asked = await register()
+    t.same(
+      asked.body.data,
+      { email: 'lost@example.pl', code_sent: true, expires_in: 600 },
+      'the answer of a new address',
+    )
+    const verified = await verify(codeOf('lost@example.pl'))
+    t.same(verified.body.data, { email: 'lost@example.pl', key_sent: true }, 'and of its verification')
+    const message = mail('lost@example.pl').at(-1)!
+    t.equal(message.subject, 'Your new carmarket API key')
+    t.match(message.text, /replaces your previous key, which no longer works; your balance of 42 credits is unchanged/)
+    const second = keyIn(message.text)
+    t.not(second, first)
+    t.equal((await get('/v1/account/me', { key: first })).status, 401, 'the old key stops working')
+    const me = await get('/v1/account/me', { key: second })
+    t.equal(me.body.data.credits_remaining, 42, 'the new one works, with the balance as it was')
+    const usage = (await get('/v1/account/usage', { key: second })).body.data.transactions as { type: string }[]
+    t.same(
+      usage.map((e) => e.type),
+      ['charge', 'signup_bonus'],
+      'no second bonus',
+    )
+  },
+)
+
+t.test('POST /v1/account/keys/rotate mails a new key and revokes the one it was sent with', async (t) => {
+  const { get, post, postKeyed, mail, codeOf } = await setup(t)
+  await post('/v1/auth/register', JSON.stringify({ email: 'rotate@example.pl' }))
+  await post('/v1/auth/verify', JSON.stringify({ email: 'rotate@example.pl', code: codeOf('rotate@example.pl') }))
+  const keyIn = (text: string) => /API key is (cm_[A-Za-z0-9_-]{43})/.exec(text)![1]!
+  const old = keyIn(mail('rotate@example.pl').at(-1)!.text)
+  const rotate = (key?: string) => postKeyed('/v1/account/keys/rotate', key)
+  const rotated = await rotate(old)
+  t.equal(rotated.status, 200)
+  const fresh = keyIn(mail('rotate@example.pl').at(-1)!.text)
+  t.same(rotated.body.data, { email: 'rotate@example.pl', key_sent: true, key_prefix: keyPrefix(fresh) })
+  t.equal((await get('/v1/account/me', { key: old })).status, 401, 'the key it was sent with stops working')
+  t.equal((await get('/v1/account/me', { key: fresh })).body.data.credits_remaining, 50)
+  t.equal((await rotate()).body.error.code, 'UNAUTHORIZED', 'a key is needed')
+  t.equal((await rotate(old)).body.error.code, 'UNAUTHORIZED', 'a revoked one is refused')
+  // The code of the registration and two rotations are three messages counted: the hour's quota for the mailbox.
+  t.equal((await rotate(fresh)).status, 200)
+  const newest = keyIn(mail('rotate@example.pl').at(-1)!.text)
+  const again = await rotate(newest)
+  t.equal(again.body.error.code, 'RATE_LIMIT_EXCEEDED', 'the mailbox gets at most three codes or keys an hour')
+  t.equal((await get('/v1/account/me', { key: newest })).status, 200, 'and the key refused a rotation keeps working')
 })
 
 t.test('codes expire, five wrong tries use one up, and codes are limited per address', async (t) => {

@@ -408,8 +408,8 @@ t.test('a curl line that needs the key stops in the shell while KEY is unset', a
   }
   t.equal(
     lines.length,
-    15,
-    'the keyed examples: the nine market, batch and account operations and the four charts of /docs, the home page and the registration',
+    16,
+    'the keyed examples: the ten market, batch and account operations and the four charts of /docs, the home page and the registration',
   )
   for (const line of lines) t.match(line, '-H "X-API-Key: ${KEY:?set KEY to your key}"', 'the key from $KEY, or a stop')
   const env = { PATH: process.env.PATH ?? '' }

@@ -142,7 +142,7 @@ assistants, from a desktop client or over HTTP; they work without a key too.</p>
 <li>The service returns aggregated statistics computed from publicly available listings. It does not post, edit or expose any individual seller's listing.</li>
 <li>Valuations are statistical estimates of asking prices, not offers to buy or sell.</li>
 <li>Credits are prepaid and never expire; a failed call is refunded automatically.</li>
-<li>A lost key cannot be recovered: <a href="mailto:${site.support}">${site.support}</a> issues a new key for the account.</li>
+<li>A lost key is replaced by <a href="${site.base}/register">registering</a> the address again: a new key is e-mailed and the old one stops working; the credits stay.</li>
 </ul>
 </section>
 </div>`

@@ -34,6 +34,10 @@ const USE: ReadonlyMap<string, string> = new Map([
     'Use it to check the credit balance before a series of paid calls, and whether the account is active.',
   ],
   ['/v1/account/usage', 'Use it to list recent charges and refunds, for instance to reconcile spending.'],
+  [
+    '/v1/account/keys/rotate',
+    "Use it only when the account's owner asks to replace a key that may have leaked: the new key goes to their e-mail, and the one in use stops working at once.",
+  ],
 ])
 
 const MCP_SET_UP = 'how to connect a desktop client (stdio, `npx carmarket mcp`) or an HTTP client, and the tools.'
@@ -80,7 +84,7 @@ export function llmsTxt(site: Site): string {
 
 - Base URL: ${api.server}. Every answer is JSON: \`{"status":"success","data":{...}}\` or \`{"status":"error","error":{"code":"...","message":"..."}}\`.
 - Authentication: send the key in the \`${api.keyHeader}\` header. ${demo} A header that is present but empty or unknown is 401 UNAUTHORIZED.
-- Keys: free registration by e-mail one-time code (${site.url}/register) opens an account with ${SIGNUP_CREDITS} credits and e-mails its key. A lost key cannot be recovered: support issues a new one.
+- Keys: free registration by e-mail one-time code (${site.url}/register) opens an account with ${SIGNUP_CREDITS} credits and e-mails its key. A lost key is replaced by registering the same address again (a new key is e-mailed, the old one revoked, the credits kept); POST /v1/account/keys/rotate replaces a key that still works.
 - Credits: each market call costs the credits listed below; catalogue and account calls are free; a failed call (400, 404, 500) is refunded automatically. A credit is worth ${dollars(CREDIT_USD)}; credits never expire; plans run from ${dollars(smallest.usd)} for ${count(smallest.credits)} credits to ${dollars(largest.usd)} for ${count(largest.credits)} (${site.url}/#plans). 402 INSUFFICIENT_CREDITS carries \`top_up_url\`.
 - Names: \`make\` and \`model\` accept aliases (VW, 320d) and English family names (3 Series); the \`matched\` block of an answer shows how they were read; the free catalogue lists the names the data hold. 404 INSUFFICIENT_DATA means fewer than ${MIN_LISTINGS} listings matched, with \`suggestions\` for a name it did not know.
 
