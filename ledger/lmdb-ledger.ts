@@ -5,6 +5,7 @@ import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
 import { LedgerError } from './ledger-error.js'
 import { LmdbMailQueue } from './lmdb-mail-queue.js'
+import { LmdbPayments } from './lmdb-payments.js'
 import { LmdbWrites } from './lmdb-writes.js'
 import { parseEmail } from './mailbox.js'
 import { privateDir, privateFiles } from './private-files.js'
@@ -117,6 +118,7 @@ export class LmdbLedger implements Ledger {
   private readonly known = new Map<string, KnownKey>()
   private readonly writes: LmdbWrites
   readonly mail: LmdbMailQueue
+  readonly payments: LmdbPayments<StoredAccount>
   readonly commits: Record<LedgerWrite, number> = {
     account: 0,
     charge: 0,
@@ -127,6 +129,7 @@ export class LmdbLedger implements Ledger {
     code: 0,
     idempotency: 0,
     mail: 0,
+    payment: 0,
   }
 
   private constructor(
@@ -146,6 +149,18 @@ export class LmdbLedger implements Ledger {
     this.mail = new LmdbMailQueue(root.openDB(whole('mail_waiting')), root.openDB(whole('mail_failed')), (work) =>
       this.commit('mail', work),
     )
+    this.payments = new LmdbPayments(root.openDB(whole('payment_records')), root.openDB({ name: 'payment_intents' }), {
+      commit: (work) => this.commit('payment', work),
+      account: (id) => this.accounts.get(id),
+      accountOfMailbox: (mailbox) => {
+        const id = this.emails.get(mailbox)
+        return id === undefined ? undefined : this.accounts.get(id)
+      },
+      open: (parsed, key, credits, reference) => this.openAccountNow(parsed, key, credits, 'grant', reference, false),
+      add: (account, type, credits, reference) => this.addEntryNow(account, type, credits, reference),
+      publicAccount,
+      entries: (id) => [...this.history.getRange({ start: [id, 0], end: [id, Infinity] }).map(({ value }) => value)],
+    })
   }
 
   static open(dir: string): LmdbLedger {
@@ -224,32 +239,44 @@ export class LmdbLedger implements Ledger {
     if (!Number.isSafeInteger(credits) || credits < 0)
       throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 0')
     const key = newKey()
-    const hash = keyHash(key)
-    const id = `acc_${randomBytes(9).toString('base64url')}`
-    const created = new Date().toISOString()
-    const account = await this.commit('account', (): StoredAccount | undefined => {
-      if (this.emails.get(parsed.mailbox) !== undefined) return undefined
-      const first: StoredAccount = {
-        id,
-        email: parsed.address,
-        status: 'active',
-        balance: credits,
-        granted: credits,
-        used: 0,
-        created,
-        key_prefix: keyPrefix(key),
-        entries: 1,
-        key_hash: hash,
-        key_delivered: keyDelivered,
-      }
-      void this.accounts.put(id, first)
-      void this.emails.put(parsed.mailbox, id)
-      void this.keys.put(hash, { account: id, hash })
-      void this.history.put([id, 0], entry(`${id}-0`, type, credits, credits, null, 'success', reference))
-      return first
-    })
+    const account = await this.commit('account', () =>
+      this.emails.get(parsed.mailbox) === undefined
+        ? this.openAccountNow(parsed, key, credits, type, reference, keyDelivered)
+        : undefined,
+    )
     if (account === undefined) throw new LedgerError('email_taken', `an account for ${parsed.address} exists already`)
     return { account: publicAccount(account), key }
+  }
+
+  /** Writes a new account of a mailbox that has none, its key and its first entry, in the transaction under way. */
+  private openAccountNow(
+    parsed: { readonly address: string; readonly mailbox: string },
+    key: string,
+    credits: number,
+    type: 'signup_bonus' | 'grant',
+    reference: string | null,
+    keyDelivered: boolean,
+  ): StoredAccount {
+    const hash = keyHash(key)
+    const id = `acc_${randomBytes(9).toString('base64url')}`
+    const first: StoredAccount = {
+      id,
+      email: parsed.address,
+      status: 'active',
+      balance: credits,
+      granted: credits,
+      used: 0,
+      created: new Date().toISOString(),
+      key_prefix: keyPrefix(key),
+      entries: 1,
+      key_hash: hash,
+      key_delivered: keyDelivered,
+    }
+    void this.accounts.put(id, first)
+    void this.emails.put(parsed.mailbox, id)
+    void this.keys.put(hash, { account: id, hash })
+    void this.history.put([id, 0], entry(`${id}-0`, type, credits, credits, null, 'success', reference))
+    return first
   }
 
   // Reads are synchronous in LMDB (a look-up in the mapped file); the interface's promises
@@ -483,20 +510,34 @@ export class LmdbLedger implements Ledger {
       throw new LedgerError('invalid_credits', 'credits must be a whole number of at least 1')
     const line = await this.commit('grant', (): Entry | undefined => {
       const account = this.accounts.get(accountId)
-      if (account === undefined) return undefined
-      const balance = account.balance + credits
-      const granted = entry(`${accountId}-${account.entries}`, 'grant', credits, balance, null, 'success', reference)
-      void this.accounts.put(accountId, {
-        ...account,
-        balance,
-        granted: account.granted + credits,
-        entries: account.entries + 1,
-      })
-      void this.history.put([accountId, account.entries], granted)
-      return granted
+      return account === undefined ? undefined : this.addEntryNow(account, 'grant', credits, reference).line
     })
     if (line === undefined) throw new LedgerError('unknown_account', `no account ${accountId}`)
     return line
+  }
+
+  /**
+   * Appends a grant (credits > 0) or a reversal (credits < 0, never past the balance) to an account, in the
+   * transaction under way; the account as it is after.
+   */
+  private addEntryNow(
+    account: StoredAccount,
+    type: 'grant' | 'reversal',
+    credits: number,
+    reference: string,
+  ): { readonly account: StoredAccount; readonly line: Entry } {
+    const balance = account.balance + credits
+    const line = entry(`${account.id}-${account.entries}`, type, credits, balance, null, 'success', reference)
+    const after: StoredAccount = {
+      ...account,
+      balance,
+      // Net of what was taken back, so that balance = granted - used holds.
+      granted: account.granted + credits,
+      entries: account.entries + 1,
+    }
+    void this.accounts.put(account.id, after)
+    void this.history.put([account.id, account.entries], line)
+    return { account: after, line }
   }
 
   async issueKey(accountId: string, delivered = true): Promise<string> {

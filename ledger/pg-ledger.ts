@@ -8,6 +8,7 @@ import { SHARED_WORK_WITHIN_MS, within } from './pg-connection.js'
 import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
 import { PgMailQueue } from './pg-mail-queue.js'
+import { PgPayments } from './pg-payments.js'
 import {
   ACCOUNT_COLUMNS,
   ENTRY_COLUMNS,
@@ -73,9 +74,11 @@ export class PgLedger implements Ledger {
     code: 0,
     idempotency: 0,
     mail: 0,
+    payment: 0,
   }
   private readonly debits: PgDebits
   readonly mail: PgMailQueue
+  readonly payments: PgPayments
   /** Keys looked up together: every keyed request asks for one. */
   private readonly keys: Batches<string, Account | undefined>
 
@@ -99,6 +102,7 @@ export class PgLedger implements Ledger {
       (text, values) => this.read(text, values),
       storable,
     )
+    this.payments = new PgPayments(pool, calls, () => this.commits.payment++)
   }
 
   /**

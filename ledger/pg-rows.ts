@@ -1,4 +1,4 @@
-import type { Account, AccountStatus, Entry, EntryType } from './types.js'
+import type { Account, AccountStatus, Entry, EntryType, Payment } from './types.js'
 
 /**
  * Rows from PostgreSQL read into the ledger's records, each column checked for the type
@@ -15,7 +15,7 @@ export const ENTRY_COLUMNS =
   'id, time, type, credits, balance_after, endpoint, make, model, year, status, reference, count'
 
 const ACCOUNT_STATUSES: readonly AccountStatus[] = ['active', 'disabled']
-const ENTRY_TYPES: readonly EntryType[] = ['signup_bonus', 'grant', 'charge', 'failed_call']
+const ENTRY_TYPES: readonly EntryType[] = ['signup_bonus', 'grant', 'charge', 'failed_call', 'reversal']
 
 export function accountOf(row: Row): Account {
   return {
@@ -110,4 +110,24 @@ export function oneOf<T extends string>(row: Row, column: string, values: readon
 
 function misfit(column: string, expected: string): Error {
   return new Error(`the ledger database gave a ${column} that is not ${expected}`)
+}
+
+/** The columns of carmarket_payments a Payment is read from. */
+export const PAYMENT_COLUMNS =
+  'session_id, payment_intent, account_id, credits, amount, currency, granted_at, refunded, disputed, reversed, unrecovered'
+
+export function paymentOf(row: Row): Payment {
+  return {
+    session_id: text(row, 'session_id'),
+    payment_intent: optional(row, 'payment_intent', text),
+    account_id: text(row, 'account_id'),
+    credits: whole(row, 'credits'),
+    amount: whole(row, 'amount'),
+    currency: text(row, 'currency'),
+    granted_at: instant(row, 'granted_at'),
+    refunded: whole(row, 'refunded'),
+    disputed: whole(row, 'disputed'),
+    reversed: whole(row, 'reversed'),
+    unrecovered: whole(row, 'unrecovered'),
+  }
 }

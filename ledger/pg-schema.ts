@@ -620,6 +620,28 @@ const MIGRATIONS: readonly Migration[] = [
         last_error text
       );
       CREATE INDEX carmarket_mail_due ON carmarket_mail (next) WHERE state = 'queued';
+
+      -- Payments (Payments in types.ts): one row per Checkout Session paid, written in the
+      -- transaction of its grant entry, so a session is granted once whatever is told twice.
+      CREATE TABLE carmarket_payments (
+        session_id text PRIMARY KEY,
+        payment_intent text UNIQUE,
+        account_id text NOT NULL REFERENCES carmarket_accounts (id),
+        credits bigint NOT NULL CHECK (credits > 0),
+        amount bigint NOT NULL,
+        currency text NOT NULL,
+        granted_at timestamptz NOT NULL,
+        refunded bigint NOT NULL DEFAULT 0,
+        disputed bigint NOT NULL DEFAULT 0,
+        reversed bigint NOT NULL DEFAULT 0,
+        unrecovered bigint NOT NULL DEFAULT 0
+      );
+      CREATE INDEX carmarket_payments_granted ON carmarket_payments (granted_at);
+
+      -- Credits taken back from a payment refunded or disputed.
+      ALTER TABLE carmarket_entries DROP CONSTRAINT carmarket_entries_type_check;
+      ALTER TABLE carmarket_entries ADD CONSTRAINT carmarket_entries_type_check
+        CHECK (type IN ('signup_bonus', 'grant', 'charge', 'failed_call', 'reversal'));
     `,
   },
 ]

@@ -24,7 +24,8 @@ export interface Account {
   readonly key_delivered: boolean
 }
 
-export type EntryType = 'signup_bonus' | 'grant' | 'charge' | 'failed_call'
+/** `reversal`: credits taken back from a payment refunded or disputed (negative, never below a zero balance). */
+export type EntryType = 'signup_bonus' | 'grant' | 'charge' | 'failed_call' | 'reversal'
 
 /**
  * One line of an account's history, appended and never changed, but for the count of a
@@ -164,7 +165,82 @@ export interface WriteHealth {
 
 /** What a ledger write transaction does, as /metrics counts them. */
 export type LedgerWrite =
-  'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code' | 'idempotency' | 'mail'
+  'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code' | 'idempotency' | 'mail' | 'payment'
+
+/** A Checkout Session paid for, as the payment provider tells it: what it buys, and for whom. */
+export interface PaidSession {
+  /** The provider's id of the Checkout Session: credits are granted once per session, whatever is told twice. */
+  readonly session_id: string
+  /** The provider's id of the payment, which refunds and disputes name; null when it has none. */
+  readonly payment_intent: string | null
+  readonly credits: number
+  /** What was paid, in the currency's smallest unit (cents). */
+  readonly amount: number
+  readonly currency: string
+  /** The account topped up, when the buyer bought with a key; else the account of `email`, opened if need be. */
+  readonly account_id: string | null
+  /** The buyer's e-mail address. */
+  readonly email: string
+}
+
+/** A payment as the ledger keeps it: one per Checkout Session, with what was taken back since. */
+export interface Payment {
+  readonly session_id: string
+  readonly payment_intent: string | null
+  readonly account_id: string
+  readonly credits: number
+  readonly amount: number
+  readonly currency: string
+  /** When its credits were granted, ISO 8601. */
+  readonly granted_at: string
+  /** What the provider says was refunded and disputed so far, in the currency's smallest unit. */
+  readonly refunded: number
+  readonly disputed: number
+  /** Credits taken back for them, and credits that could not be (the balance was spent already). */
+  readonly reversed: number
+  readonly unrecovered: number
+}
+
+/** The grant of a paid session: made now (with the key of an account opened for it), or made before. */
+export type PaymentGrant =
+  | { readonly outcome: 'granted'; readonly payment: Payment; readonly account: Account; readonly key: string | null }
+  | { readonly outcome: 'already'; readonly payment: Payment }
+
+/** What a payment's refund or dispute took back now. */
+export interface PaymentReversal {
+  readonly payment: Payment
+  readonly taken: number
+  /** Credits of this reversal that could not be taken (the balance was lower). */
+  readonly unrecovered: number
+}
+
+/**
+ * Payments received, kept with the ledger: each Checkout Session paid grants its credits
+ * once, in the transaction that records it, so a session told twice, concurrently, or
+ * after a crash, is granted once.
+ */
+export interface Payments {
+  /**
+   * Grants a paid session's credits, unless it was granted before: to `account_id`, or to
+   * the account of `email`, opened for it (with a key, not yet delivered) when there is
+   * none. One transaction: the payment, the account and the grant entry.
+   */
+  grantPaid(session: PaidSession): Promise<PaymentGrant>
+  /**
+   * Records what the provider says of a payment's refunds or disputes (totals so far, in
+   * the smallest unit; a total lower than one recorded changes nothing) and takes back the
+   * credits they come to, in proportion, never below a zero balance: what cannot be taken
+   * is counted as unrecovered. Undefined for a payment intent no session of the ledger has.
+   */
+  reverse(
+    paymentIntent: string,
+    totals: { readonly refunded?: number; readonly disputed?: number },
+  ): Promise<PaymentReversal | undefined>
+  /** The payments granted from `from` to `to` (ISO 8601), oldest first. */
+  list(from: string, to: string): Promise<Payment[]>
+  /** The grant entries whose reference names the session: more than one would be a session granted twice. */
+  grantsOf(session: Payment): Promise<Entry[]>
+}
 
 /** What a message is for; the operator's list shows this, never a subject or a text, which may hold a code or a key. */
 export type MailKind = 'code' | 'key' | 'notice' | 'receipt'
@@ -320,6 +396,8 @@ export interface Ledger {
   entries(accountId: string, limit: number): Promise<Entry[]>
   /** The mail queue kept with the ledger. */
   readonly mail: MailQueue
+  /** Payments received, kept with the ledger. */
+  readonly payments: Payments
   close(): Promise<void>
 }
 

@@ -143,6 +143,7 @@ assistants, from a desktop client or over HTTP; they work without a key too.</p>
 <li>Valuations are statistical estimates of asking prices, not offers to buy or sell.</li>
 <li>Credits are prepaid and never expire; a failed call is refunded automatically.</li>
 <li>A lost key is replaced by <a href="${site.base}/register">registering</a> the address again: a new key is e-mailed and the old one stops working; the credits stay.</li>
+<li>Questions, and anything else about an account: <a href="mailto:${site.support}">${site.support}</a>.</li>
 </ul>
 </section>
 </div>`
