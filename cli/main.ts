@@ -10,6 +10,7 @@ import { USAGE_EXIT, handleError } from './handle-error.js'
 import { keysCommand } from './keys-command.js'
 import { ledgerCommand } from './ledger-command.js'
 import { mailCommand } from './mail-command.js'
+import { paymentsCommand } from './payments-command.js'
 import { mcpCommand } from './mcp-command.js'
 import { sampleCommand } from './sample-command.js'
 import { serveCommand } from './serve-command.js'
@@ -32,6 +33,7 @@ const program = new Command('carmarket')
   .addCommand(usageCommand)
   .addCommand(ledgerCommand)
   .addCommand(mailCommand)
+  .addCommand(paymentsCommand)
 
 /**
  * Every command, however deep: --help marks the options it cannot go without, and

@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { DEFAULTS } from '../runtime/defaults.js'
+import { STRIPE_API_BASE } from '../runtime/stripe-api.js'
 import { DEFAULT_LEDGER } from './ledger-options.js'
 import { DEFAULT_SNAPSHOTS, collect } from './options.js'
 import type { ServeFlags } from './serve-run.js'
@@ -87,6 +88,16 @@ export const serveCommand = new Command('serve')
     '--mail-give-up-after <seconds>',
     'a message not taken by the relay this long after it was written is given up (a code sooner: when it expires) (env CARMARKET_MAIL_GIVE_UP_AFTER)',
     env.CARMARKET_MAIL_GIVE_UP_AFTER ?? String(DEFAULTS.mailGiveUpAfterSeconds),
+  )
+  .option(
+    '--sales-email <address>',
+    'the mailbox plans are ordered from when they are not sold online, named on the pages (env CARMARKET_SALES_EMAIL)',
+    env.CARMARKET_SALES_EMAIL,
+  )
+  .option(
+    '--stripe-api-base <url>',
+    "sell plans online through Stripe Checkout at this API (env CARMARKET_STRIPE_API_BASE; Stripe's own by default), with the keys of env STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, which turn it on",
+    env.CARMARKET_STRIPE_API_BASE ?? STRIPE_API_BASE,
   )
   .option(
     '--verify-key <file>',

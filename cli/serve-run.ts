@@ -5,6 +5,7 @@ import { STORAGE_BROKEN_EXIT, workerLink, runPrimary } from '../runtime/cluster.
 import { captureConsole, logEvent } from '../runtime/events.js'
 import type { Ledger } from '../ledger/types.js'
 import { MailDelivery } from '../runtime/mail-delivery.js'
+import type { StripeCheckout } from '../runtime/stripe-checkout.js'
 import { OutboxMailer, QueuedMailer, type Mailer } from '../runtime/mailer.js'
 import { RequestLog, stdoutWriter } from '../runtime/request-log.js'
 import type { Snapshot } from '../query/snapshot.js'
@@ -52,6 +53,8 @@ export interface ServeFlags {
   mailFrom?: string
   mailRetryAfter: string
   mailGiveUpAfter: string
+  salesEmail?: string
+  stripeApiBase: string
   verifyKey?: string
   sample?: boolean
   requestLog: boolean
@@ -69,6 +72,8 @@ interface Settings {
   readonly supportEmail: string | undefined
   readonly corsOrigins: CorsOrigins
   readonly mail: Relay | undefined
+  readonly salesEmail: string | undefined
+  readonly stripe: StripeSettings | undefined
 }
 
 /** An SMTP relay to send mail through, and how. */
@@ -95,6 +100,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
     corsOrigins: corsOrigins(flags.corsOrigins, '--cors-origins'),
     verifyKey: flags.verifyKey === undefined ? undefined : verifyKey(flags.verifyKey, '--verify-key'),
     mail: relayOf(flags),
+    salesEmail: flags.salesEmail === undefined ? undefined : emailAddress(flags.salesEmail, '--sales-email'),
+    stripe: stripeSettings(flags.stripeApiBase),
   }
   if (cluster.isPrimary && flags.sample === true) await ensureSampleSnapshot(flags.snapshots)
   if (cluster.isPrimary && settings.workers > 1) {
@@ -140,6 +147,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
       corsOrigins: settings.corsOrigins,
       mailer,
       mailDelivery: delivery,
+      salesEmail: settings.salesEmail,
+      checkout: await checkoutOf(settings.stripe),
       requestLog,
       gatherMetrics: link?.gather,
       // Requests reach the storage only once the runtime listens, after `stop` is set.
@@ -260,6 +269,35 @@ async function mailOf(
     pollMs: MAIL_POLL_MS,
   })
   return { mailer: new QueuedMailer(ledger.mail, relay.giveUpAfterMs, () => delivery.poke()), delivery }
+}
+
+/** Stripe's keys (from the environment only) and API, when plans are sold online. */
+interface StripeSettings {
+  readonly secretKey: string
+  readonly webhookSecret: string
+  readonly apiBase: URL
+}
+
+/**
+ * Stripe Checkout, when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are both set: keys
+ * are never options, so that no process list or shell history shows them.
+ */
+function stripeSettings(apiBase: string): StripeSettings | undefined {
+  const secretKey = env.STRIPE_SECRET_KEY
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET
+  if (secretKey === undefined && webhookSecret === undefined) return undefined
+  if (secretKey === undefined || webhookSecret === undefined)
+    throw new UsageError(
+      'selling online needs both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET in the environment; one of them is not set',
+    )
+  return { secretKey, webhookSecret, apiBase: new URL(httpUrl(apiBase, '--stripe-api-base')) }
+}
+
+async function checkoutOf(stripe: StripeSettings | undefined): Promise<StripeCheckout | undefined> {
+  if (stripe === undefined) return undefined
+  // The Stripe library is loaded only to sell online.
+  const { StripeCheckout } = await import('../runtime/stripe-checkout.js')
+  return new StripeCheckout(stripe.secretKey, stripe.webhookSecret, stripe.apiBase)
 }
 
 /** The longest wait between two attempts at a message. */

@@ -35,6 +35,16 @@ export class PgPayments implements Payments {
   ) {}
 
   async grantPaid(session: PaidSession): Promise<PaymentGrant> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.grantOnce(session)
+      } catch (error) {
+        if (!(error instanceof AskAgain) || attempt >= 3) throw error
+      }
+    }
+  }
+
+  private async grantOnce(session: PaidSession): Promise<PaymentGrant> {
     const parsed = parseEmail(session.email)
     if (!parsed.ok) throw new LedgerError('invalid_email', parsed.message)
     const before = await this.payment(session.session_id)
@@ -55,16 +65,19 @@ export class PgPayments implements Payments {
         accountId = found
       } else {
         accountId = `acc_${randomBytes(9).toString('base64url')}`
-        await client.query(
+        const inserted = await client.query(
           `WITH account AS (
              INSERT INTO carmarket_accounts (id, email, mailbox, status, balance, granted, used, created, key_hash, key_prefix, key_delivered, entries)
              VALUES ($1, $2, $3, 'active', $4, $4, 0, clock_timestamp(), $5, $6, false, 1)
+             ON CONFLICT (mailbox) DO NOTHING
              RETURNING *
            )
            INSERT INTO carmarket_entries (account_id, seq, id, time, type, credits, balance_after, status, reference)
            SELECT id, 0, id || '-0', created, 'grant', $4, $4, 'success', $7 FROM account`,
           [accountId, parsed.address, parsed.mailbox, session.credits, keyHash(key), keyPrefix(key), reference],
         )
+        // The mailbox's account was opened meanwhile by a transaction that has committed now: asked again, this finds it.
+        if (inserted.rowCount === 0) throw new AskAgain()
         opened = true
       }
       const inserted = await client.query<Row>(
@@ -172,3 +185,6 @@ export class PgPayments implements Payments {
 
 /** A session found granted by another transaction once this one had written its grant. */
 class AlreadyGranted extends Error {}
+
+/** A mailbox found given an account by another transaction: the grant is made again, to that account. */
+class AskAgain extends Error {}

@@ -420,9 +420,9 @@ export interface DebitsInDoubt {
 /**
  * Demo calls per client address per UTC day, requests per client address per minute,
  * registration codes per mailbox or client address per hour, accounts opened per client
- * address per UTC day.
+ * address per UTC day, checkouts started per client address per hour.
  */
-export type CounterKind = 'demo' | 'rate' | 'signup-email' | 'signup-ip' | 'signup-account'
+export type CounterKind = 'demo' | 'rate' | 'signup-email' | 'signup-ip' | 'signup-account' | 'checkout'
 
 /**
  * The length of each kind's windows. A count belongs to one window, numbered
@@ -435,6 +435,7 @@ export const COUNTER_WINDOW_MS: Readonly<Record<CounterKind, number>> = {
   'signup-email': 3_600_000,
   'signup-ip': 3_600_000,
   'signup-account': 86_400_000,
+  checkout: 3_600_000,
 }
 
 /** The number of the window of `kind` that holds `time` (ms since the epoch). */

@@ -26,3 +26,11 @@ export const PLANS = [
   { credits: 40_000, usd: 299 },
   { credits: 100_000, usd: 699 },
 ] as const
+
+/** The currency the plans are sold in, as a payment provider names it (ISO 4217, lower case). */
+export const PLAN_CURRENCY = 'usd'
+
+/** What a plan costs in the smallest unit of PLAN_CURRENCY (cents), as a payment is charged. */
+export function planAmount(plan: { readonly usd: number }): number {
+  return Math.round(plan.usd * 100)
+}

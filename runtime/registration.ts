@@ -1,6 +1,5 @@
 import { createHash, randomInt } from 'node:crypto'
 import { LedgerError } from '../ledger/ledger-error.js'
-import { parseEmail } from '../ledger/mailbox.js'
 import { secondsLeft, windowOf, type Account, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
 import { keyPrefix } from '../ledger/keys.js'
 import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
@@ -9,6 +8,7 @@ import type { Clock } from './limits.js'
 import { keyMail, type KeyOccasion } from './key-mail.js'
 import type { Mail } from '../ledger/types.js'
 import { MailUnavailable, type Mailer } from './mailer.js'
+import { checkFields, emailOf } from './body-fields.js'
 
 const CODE_TTL_MS = 10 * 60_000
 
@@ -212,33 +212,6 @@ export class Registration {
       { 'Retry-After': String(retryAfter) },
     )
   }
-}
-
-/**
- * A body must have each of `fields` and nothing else: a missing field is named as
- * required, along with the unknown ones the body has instead (`{"mail": ...}`); an
- * unknown field is named.
- */
-function checkFields(body: Record<string, unknown>, fields: readonly string[]): void {
-  const unknown = Object.keys(body).filter((name) => !fields.includes(name))
-  const shown = unknown.slice(0, 5).map((name) => JSON.stringify(name.slice(0, 50)))
-  if (unknown.length > shown.length) shown.push(`${unknown.length - shown.length} more`)
-  const takes = `this takes ${fields.join(' and ')}`
-  const missing = fields.find((name) => !Object.hasOwn(body, name))
-  if (missing !== undefined) {
-    const instead = unknown.length === 0 ? '' : `; the body has ${shown.join(', ')} instead (${takes})`
-    throw invalidParameter(missing, `${missing} is required${instead}`)
-  }
-  if (unknown.length > 0) {
-    const fieldWord = unknown.length === 1 ? 'field' : 'fields'
-    throw invalidParameter(unknown[0]!.slice(0, 50), `unknown ${fieldWord} ${shown.join(', ')}; ${takes}`)
-  }
-}
-
-function emailOf(body: Record<string, unknown>): { readonly address: string; readonly mailbox: string } {
-  const parsed = parseEmail(body.email)
-  if (!parsed.ok) throw invalidParameter('email', parsed.message)
-  return parsed
 }
 
 function codeHash(mailbox: string, code: string): string {

@@ -16,7 +16,9 @@ import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, clientKey, canonicalIp } from './client-ip.js'
 import type { DataCall, Exchange, Handler, MarketCall, MarketInput, PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
-import { readJsonBody } from './json-body.js'
+import { MAX_BODY_BYTES, formFields, jsonObject, readBody, readJsonBody } from './json-body.js'
+import { Billing, WEBHOOK_BODY_BYTES } from './billing.js'
+import type { StripeCheckout } from './stripe-checkout.js'
 import { mcpRoute } from './mcp-route.js'
 import { catalogCalls } from './catalog-call.js'
 import { meteredCall } from './metered-call.js'
@@ -81,6 +83,10 @@ export interface RuntimeOptions {
   readonly publicUrl?: string
   /** The mailbox support answers at, named by ACCOUNT_DISABLED and the pages; support@ the public URL's host by default. */
   readonly supportEmail?: string
+  /** The mailbox plans are ordered from when they are not sold online (the pages name it); none by default. */
+  readonly salesEmail?: string
+  /** The payment provider plans are sold online through (POST /v1/billing/checkout and its webhook); none by default. */
+  readonly checkout?: StripeCheckout | undefined
   /** Which web pages may call the API (`/v1/...`) from a browser; any by default. */
   readonly corsOrigins?: CorsOrigins
   readonly clock?: Clock
@@ -103,6 +109,8 @@ export interface RuntimeOptions {
  * connection) before it cuts the connections still open.
  */
 export const DRAIN_MS = 10_000
+/** A web form's body. */
+const FORM = 'application/x-www-form-urlencoded'
 /** Seconds a caller refused for want of storage is told to wait. */
 const STORAGE_RETRY_SECONDS = 5
 /** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
@@ -248,6 +256,43 @@ export class Runtime {
     this.post('/v1/auth/verify', async (req, res, _query, ip) =>
       sendData(req, res, JSON.stringify(await registration.verify(await readJsonBody(req), ip))),
     )
+    const billing =
+      options.checkout === undefined
+        ? undefined
+        : new Billing(options.checkout, this.ledger, options.mailer, this.counters, clock, this.links)
+    const noCheckout = () =>
+      new ApiError(
+        'NOT_FOUND',
+        `This server does not sell plans online; ${this.links.sales === undefined ? 'its operator has not set up buying' : `order them from ${this.links.sales}`}.`,
+      )
+    this.post('/v1/billing/checkout', async (req, res, _query, ip, exchange) => {
+      const { type, bytes } = await readBody(req, MAX_BODY_BYTES, ['application/json', FORM])
+      // A web form (the /buy page, without JavaScript) is sent on to the payment page, or back with the refusal's code.
+      const form = type === FORM
+      try {
+        if (billing === undefined) throw noCheckout()
+        const body = form ? formFields(bytes) : jsonObject(bytes)
+        const key = req.headers['x-api-key']
+        const account = key === undefined ? undefined : await authenticate(this.ledger, key, this.refusals)
+        if (key !== undefined && account === undefined)
+          throw new ApiError('UNAUTHORIZED', 'The X-API-Key is not a key.')
+        exchange.account = account?.id ?? null
+        const answer = await billing.checkout(body, account, ip)
+        if (!form) return sendData(req, res, JSON.stringify(answer))
+        send(req, res, 303, '', { Location: answer.checkout_url }, 'text/plain; charset=utf-8')
+      } catch (error) {
+        if (!form) throw error
+        const failure = this.apiError(error, res.requestId)
+        this.metrics.error(failure.code)
+        const back = `${this.links.publicUrl}/buy?error=${failure.code}`
+        send(req, res, 303, '', { Location: back }, 'text/plain; charset=utf-8')
+      }
+    })
+    this.post('/v1/billing/stripe-webhook', async (req, res) => {
+      if (billing === undefined) throw noCheckout()
+      const { bytes } = await readBody(req, WEBHOOK_BODY_BYTES, ['application/json'])
+      sendData(req, res, JSON.stringify(await billing.webhook(bytes, req.headers['stripe-signature'])))
+    })
     this.post('/v1/account/keys/rotate', async (req, res, _query, _ip, exchange) => {
       const account = await authenticate(this.ledger, req.headers['x-api-key'], this.refusals)
       if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
@@ -309,7 +354,8 @@ export class Runtime {
         })
       })
       const publicUrl = options.publicUrl ?? listenedUrl(host, (server.address() as AddressInfo).port)
-      return new Runtime(options, server, linksOf(publicUrl, options.supportEmail))
+      const selling = { sales: options.salesEmail, payPageOrigin: options.checkout?.payPageOrigin }
+      return new Runtime(options, server, linksOf(publicUrl, options.supportEmail, selling))
     } catch (error) {
       server.close()
       await options.counters.close()

@@ -62,6 +62,15 @@ for (const engine of ENGINES) {
       await balanceAddsUp(t, ledger, account.id, 5_000)
     })
 
+    t.test('a new buyer whose session is delivered ten times at once gets one account and one grant', async (t) => {
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, () => ledger.payments.grantPaid(session('cs_race', { email: 'race@example.pl' }))),
+      )
+      t.equal(outcomes.filter((o) => o.outcome === 'granted').length, 1)
+      const account = (await ledger.accountByEmail('race@example.pl'))!
+      await balanceAddsUp(t, ledger, account.id, 5_000)
+    })
+
     t.test('an existing customer buying by e-mail is topped up, with no new key', async (t) => {
       const { account } = await ledger.createAccount('known@example.pl', 50, 'signup_bonus', null)
       const granted = await ledger.payments.grantPaid(session('cs_known', { email: 'KNOWN@example.pl' }))
@@ -106,7 +115,7 @@ for (const engine of ENGINES) {
       const all = await ledger.payments.list('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z')
       t.same(
         all.map((p) => p.session_id),
-        ['cs_new', 'cs_many', 'cs_known', 'cs_refund'],
+        ['cs_new', 'cs_many', 'cs_race', 'cs_known', 'cs_refund'],
       )
       t.same(await ledger.payments.list('2000-01-01T00:00:00.000Z', '2001-01-01T00:00:00.000Z'), [])
     })

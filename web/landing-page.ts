@@ -5,7 +5,7 @@ import type { OperationView } from './api-view.js'
 import { KEY_VARIABLE, curlExample } from './curl.js'
 import { exampleAnswer, exampleOf } from './example.js'
 import { figures } from './figures.js'
-import { html } from './html.js'
+import { html, type Html } from './html.js'
 import { layout } from './layout.js'
 import { count, dollars } from '../format/amounts.js'
 import type { Site } from './site.js'
@@ -26,7 +26,6 @@ export function landingPage(site: Site): string {
   const facts = figures(site.served)
   const valuationCredits = OPERATION_CREDITS.valuation
   const market = api.operations.filter((o) => o.tag === 'market')
-  const mailto = (subject: string) => `mailto:${site.sales}?subject=${encodeURIComponent(subject)}`
   const main = html`<div class="wrap">
 <section class="hero">
 <h1>Polish used-car market data, one HTTP call away</h1>
@@ -115,13 +114,13 @@ ${PLANS.map(
 <div class="price">${dollars(plan.usd)}</div>
 <p>${dollars(plan.usd / (plan.credits / 1000))} per 1,000 credits</p>
 <p>About ${count(Math.floor(plan.credits / valuationCredits))} valuations.</p>
-<p><a href="${mailto(`carmarket: ${count(plan.credits)} credits`)}">Order by e-mail</a></p>
+<p><a href="${site.base}/buy?plan=${plan.credits}">${site.checkout ? 'Buy' : 'How to order'}</a></p>
 </div>`,
 )}
 </div>
 <div class="note">
 <h3>How to buy</h3>
-<p>Plans are bought by e-mail; there is no card checkout on this site. Write to <a href="${mailto('carmarket credits')}">${site.sales}</a> from the address of your account, naming the plan. We reply with an invoice, and once it is paid the credits are added to your account: your key stays the same. No account yet? <a href="${site.base}/register">Register</a> first, or say so in your message and we open one and e-mail you its key.</p>
+${howToBuy(site)}
 </div>
 </section>
 
@@ -157,4 +156,13 @@ assistants, from a desktop client or over HTTP; they work without a key too.</p>
     },
     site.base,
   )
+}
+
+/** How plans are bought on this server: online, by e-mail, or not at all yet. */
+export function howToBuy(site: Site): Html {
+  if (site.checkout)
+    return html`<p>Pay by card on the <a href="${site.base}/buy">buy page</a>. The credits are added to the account of your e-mail address as soon as the payment is confirmed, and your key stays the same; with no account yet, one is opened and its key e-mailed to you.</p>`
+  if (site.sales !== undefined)
+    return html`<p>Plans are ordered by e-mail: write to <a href="mailto:${site.sales}?subject=${encodeURIComponent('carmarket credits')}">${site.sales}</a> from the address of your account, naming the plan. You get an invoice, and once it is paid the credits are added to your account: your key stays the same. No account yet? <a href="${site.base}/register">Register</a> first.</p>`
+  return html`<p>This server does not sell plans: its operator has set up neither online payment nor an address to order from. Ask <a href="mailto:${site.support}">${site.support}</a>.</p>`
 }

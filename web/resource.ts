@@ -11,6 +11,8 @@ export interface Resource {
   readonly contentType: string
   readonly etag: string
   readonly cacheControl: string
+  /** Its own Content-Security-Policy, when it needs more than CONTENT_SECURITY_POLICY allows. */
+  readonly csp?: string
 }
 
 /**
@@ -44,7 +46,7 @@ export function serveResource(req: IncomingMessage, res: ApiResponse, resource: 
   const headers = {
     ETag: resource.etag,
     'Cache-Control': resource.cacheControl,
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'Content-Security-Policy': resource.csp ?? CONTENT_SECURITY_POLICY,
     'Referrer-Policy': 'same-origin',
   }
   if (unchanged(req.headers['if-none-match'], resource.etag)) sendEmpty(res, 304, headers)

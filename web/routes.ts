@@ -3,6 +3,7 @@ import type { Links } from '../runtime/links.js'
 import type { ApiResponse } from '../runtime/send.js'
 import { aiPlugin } from './ai-plugin.js'
 import { browserModules } from './browser-modules.js'
+import { buyHandler } from './buy-page.js'
 import { docsPage } from './docs-page.js'
 import { explorePage } from './explore-page.js'
 import { EXPLORE_SCRIPT } from './explore-script.js'
@@ -49,5 +50,11 @@ export function webRoutes(
     REGISTER_SCRIPT,
     ...MODULES.resources,
   ]
-  return resources.map((r) => [r.path, (req, res) => serveResource(req, res, r)])
+  return [
+    ...resources.map((r): [string, (req: IncomingMessage, res: ApiResponse) => void] => [
+      r.path,
+      (req, res) => serveResource(req, res, r),
+    ]),
+    ['/buy', buyHandler(s, links.payPageOrigin)],
+  ]
 }

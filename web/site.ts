@@ -21,8 +21,10 @@ export interface Site {
   readonly tools: readonly ToolDefinition[]
   /** Keyless market calls per client address per day; 0 when the demo tier is off. */
   readonly demoQuota: number
-  /** Where plans are bought and where support answers: mailboxes at the public URL's host. */
-  readonly sales: string
+  /** Whether plans are sold online (/buy starts a checkout); else they are ordered from `sales`, when there is one. */
+  readonly checkout: boolean
+  readonly sales: string | undefined
+  /** Where support answers. */
   readonly support: string
   /** None while no snapshot is open: the pages then show no figures and no example answers. */
   readonly served: Served | undefined
@@ -35,7 +37,8 @@ export function site(documentJson: string, links: Links, demoQuota: number, serv
     api: apiView(documentJson),
     tools: toolset(JSON.parse(documentJson) as Record<string, unknown>).tools,
     demoQuota,
-    sales: `sales@${new URL(links.publicUrl).hostname}`,
+    checkout: links.payPageOrigin !== undefined,
+    sales: links.sales,
     support: links.support,
     served,
   }
