@@ -18,7 +18,8 @@ import { keyMail } from './key-mail.js'
 import type { Clock } from './limits.js'
 import type { Links } from './links.js'
 import { MailUnavailable, type Mailer } from './mailer.js'
-import { providerSession, type ProviderSession, type StripeCheckout, type VerifiedEvent } from './stripe-checkout.js'
+import { providerSession, type ProviderSession, type VerifiedEvent } from './checkout-session.js'
+import type { StripeCheckout } from './stripe-checkout.js'
 
 /** The largest webhook request taken: Stripe's events are a few kilobytes, a session with its line items some tens. */
 export const WEBHOOK_BODY_BYTES = 512 * 1024

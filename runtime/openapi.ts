@@ -5,7 +5,8 @@ import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import type { MatchType } from '../query/name-resolver.js'
 import { OPERATION_SPECS } from '../query/operations.js'
 import { ASKING_PRICE, MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
-import { DEMO_QUOTA, OPERATION_CREDITS, SIGNUP_CREDITS } from '../query/prices.js'
+import { DEMO_QUOTA, OPERATION_CREDITS, PLANS, SIGNUP_CREDITS } from '../query/prices.js'
+import { CHECKOUTS_PER_CLIENT_PER_HOUR } from './billing.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
 import { EXAMPLE_BATCH, EXAMPLE_VEHICLE, type ExampleCall, type ExampleCalls } from './example-calls.js'
@@ -808,6 +809,11 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
       },
       { name: 'account', description: 'The account of a key; free.' },
       { name: 'registration', description: 'Registration by e-mail one-time code (the web pages use these).' },
+      {
+        name: 'billing',
+        description:
+          'Plans bought online through Stripe Checkout, where the server sells them (else these answer 404, and plans are ordered by e-mail).',
+      },
     ],
     paths: {
       ...Object.fromEntries(
@@ -877,6 +883,119 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
             '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
             '503': errorResponse(
               'The e-mail or the ledger cannot be written at the moment: the account keeps working with a key it gets by registering its address again.',
+              ['SERVICE_UNAVAILABLE'],
+              true,
+            ),
+          },
+        },
+      },
+      '/v1/billing/checkout': {
+        post: {
+          tags: ['billing'],
+          operationId: 'startCheckout',
+          summary: `Start buying a plan: a Stripe Checkout Session for the plan's price, paid on Stripe's page (card). With a key, the credits go to its account; else to the account of \`email\`, opened for it (its key e-mailed) if there is none. At most ${CHECKOUTS_PER_CLIENT_PER_HOUR} an hour per client address.`,
+          security: [{}, { ApiKey: [] }],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['plan'],
+                  properties: {
+                    plan: { type: 'integer', enum: PLANS.map((p) => p.credits), description: "The plan's credits." },
+                    email: { ...string, format: 'email', maxLength: 254, description: 'Required without a key.' },
+                  },
+                },
+                example: { plan: PLANS[0].credits },
+              },
+              'application/x-www-form-urlencoded': {
+                schema: {
+                  ...object({ plan: string, email: string }),
+                  description:
+                    'A web form (the /buy page): answered 303 to the payment page, or back to /buy with ?error=CODE.',
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description: 'The Checkout Session: send the buyer to `checkout_url` before `expires_at`.',
+              headers: RATE_HEADERS,
+              content: {
+                'application/json': {
+                  schema: object({
+                    status: { const: 'success' },
+                    data: object({ checkout_url: string, session_id: string, expires_at: string }),
+                  }),
+                },
+              },
+            },
+            '303': {
+              description: "A web form, sent on to the payment page (or back to /buy with the refusal's code).",
+            },
+            '400': errorResponse('No such plan, no e-mail without a key, or a field not taken (named).', [
+              'INVALID_PARAMETER',
+            ]),
+            '401': errorResponse('A key that is not one.', ['UNAUTHORIZED', 'ACCOUNT_DISABLED']),
+            '404': errorResponse('This server does not sell plans online (the message says how to order).', [
+              'NOT_FOUND',
+            ]),
+            '413': errorResponse('The body is larger than 4 KiB.', ['PAYLOAD_TOO_LARGE']),
+            '415': errorResponse('The body is neither JSON nor a web form.', ['UNSUPPORTED_MEDIA_TYPE']),
+            '429': errorResponse(
+              'Too many checkouts from this client address this hour, or the rate limit.',
+              ['RATE_LIMIT_EXCEEDED'],
+              true,
+            ),
+            '500': errorResponse('The server failed. Retry.', ['INTERNAL_ERROR']),
+            '503': errorResponse('Stripe did not answer; nothing was charged.', ['SERVICE_UNAVAILABLE'], true),
+          },
+        },
+      },
+      '/v1/billing/stripe-webhook': {
+        post: {
+          tags: ['billing'],
+          operationId: 'stripeWebhook',
+          summary:
+            "Stripe's events (for Stripe only): a paid Checkout Session grants its plan's credits once; a refund or a dispute takes them back. Verified by the Stripe-Signature header.",
+          security: [],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['id', 'type', 'data'],
+                  properties: {
+                    id: { ...string, description: "The event's id." },
+                    type: { ...string, description: 'checkout.session.completed, charge.refunded, ...' },
+                    data: { type: 'object', description: 'The object the event is about.' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description: 'Handled, or deliberately ignored (`handled` false, `outcome` says why).',
+              content: {
+                'application/json': {
+                  schema: object({
+                    status: { const: 'success' },
+                    data: object({ received: { const: true }, handled: { type: 'boolean' }, outcome: string }),
+                  }),
+                },
+              },
+            },
+            '400': errorResponse(
+              'The signature does not verify (another secret, a changed body, or older than 5 minutes).',
+              ['INVALID_PARAMETER'],
+            ),
+            '404': errorResponse('This server does not sell plans online.', ['NOT_FOUND']),
+            '503': errorResponse(
+              'Not recorded now (the ledger, or its e-mail): Stripe delivers it again.',
               ['SERVICE_UNAVAILABLE'],
               true,
             ),

@@ -1,5 +1,6 @@
 import type { Ledger, Payment } from '../ledger/types.js'
-import type { ProviderSession, StripeCheckout } from './stripe-checkout.js'
+import type { ProviderSession } from './checkout-session.js'
+import type { StripeCheckout } from './stripe-checkout.js'
 
 /** What the provider's sessions and the ledger's grants of a period say of each other. */
 export interface Reconciliation {

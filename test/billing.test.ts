@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { migrate } from '../ledger/pg-schema.js'
@@ -5,9 +6,21 @@ import { paymentReference } from '../ledger/payment-terms.js'
 import { CHECKOUTS_PER_CLIENT_PER_HOUR } from '../runtime/billing.js'
 import { freshDatabase } from './services.js'
 import { SECRET_KEY, StripeStandIn, WEBHOOK_SECRET } from './stripe-standin.js'
-import { build, carmarket, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
+import { CLI, build, carmarket, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
 
 const STRIPE_ENV = { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET }
+
+/** The CLI run with `env` added to the environment. */
+function carmarketWith(
+  env: Record<string, string>,
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
+    )
+  })
+}
 
 interface Answer {
   readonly status: number
@@ -339,4 +352,62 @@ t.test('without Stripe: no checkout, and /buy says how plans are ordered', async
   ])
   const page = await (await request(`http://127.0.0.1:${sales.port}/buy`)).body.text()
   t.match(page, /mailto:orders@cars\.example\.org/, 'or names the sales address given')
+  const half = await carmarketWith({ STRIPE_SECRET_KEY: SECRET_KEY }, ['serve', '--snapshots', snapshots])
+  t.equal(half.code, 2, 'one Stripe key without the other stops the start')
+  t.match(half.stderr, /needs both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET/)
+  t.notMatch(half.stderr, SECRET_KEY, 'without showing the key')
+})
+
+t.test('payments reconcile names a session paid but never granted, and --fix grants it once', async (t) => {
+  const { standIn, checkout, ledger } = await shop(t)
+  const granted = await checkout({ plan: 5000, email: 'granted@example.pl' })
+  await standIn.pay(granted.body.data.session_id)
+  // A payment whose event never arrived (the webhook was down for three days, say).
+  const lost = await checkout({ plan: 15000, email: 'lost@example.pl' })
+  Object.assign(standIn.sessions.get(lost.body.data.session_id)!, {
+    status: 'complete',
+    payment_status: 'paid',
+    payment_intent: 'pi_lost',
+  })
+  await checkout({ plan: 5000, email: 'unpaid@example.pl' })
+
+  const env = { STRIPE_SECRET_KEY: SECRET_KEY, CARMARKET_STRIPE_API_BASE: standIn.origin }
+  const reconcile = (...extra: string[]) =>
+    carmarketWith(env, ['payments', 'reconcile', '--ledger', ledger, '--json', ...extra])
+  const found = await reconcile()
+  t.equal(found.code, 1, 'a difference is an exit code of 1')
+  const report = JSON.parse(found.stdout) as {
+    paidNotGranted: { id: string }[]
+    grantedTwice: unknown[]
+    paid: number
+    granted: number
+  }
+  t.same(
+    report.paidNotGranted.map((s) => s.id),
+    [lost.body.data.session_id],
+    'the paid session without its grant, and nothing else',
+  )
+  t.same([report.paid, report.granted, report.grantedTwice], [2, 1, []])
+
+  const fixed = await reconcile('--fix')
+  t.equal(fixed.code, 0)
+  t.same(
+    (JSON.parse(fixed.stdout) as { fixed: { outcome: string; account_opened: boolean }[] }).fixed.map((f) => [
+      f.outcome,
+      f.account_opened,
+    ]),
+    [['granted', true]],
+  )
+  const again = JSON.parse((await reconcile('--fix')).stdout) as { paidNotGranted: unknown[]; fixed: unknown[] }
+  t.same([again.paidNotGranted, again.fixed], [[], []], 'once')
+  const listed = JSON.parse((await carmarketWith(env, ['payments', 'list', '--ledger', ledger, '--json'])).stdout) as {
+    payments: { session_id: string; credits: number }[]
+  }
+  t.same(
+    listed.payments.map((p) => p.credits),
+    [5_000, 15_000],
+  )
+  // The event comes after all, late: the grant stands, and the key of the account --fix opened goes out.
+  const late = await standIn.deliver('checkout.session.completed', standIn.sessions.get(lost.body.data.session_id)!)
+  t.equal(late.status, 503, 'within seconds of the grant, the key may still be on its way: told to come again')
 })

@@ -63,6 +63,8 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
       '/v1/catalog/makes',
       '/v1/catalog/models',
       '/v1/account/keys/rotate',
+      '/v1/billing/checkout',
+      '/v1/billing/stripe-webhook',
       '/v1/account/me',
       '/v1/account/usage',
       '/v1/auth/register',

@@ -71,3 +71,20 @@ t.test('a command other than serve starts without the runtime, its pages and its
   t.notOk(modules.has(join(dist, 'web', 'routes.js')), 'nor the pages')
   t.notOk(packages.has('undici'), 'nor the HTTP client')
 })
+
+t.test(
+  'start-up does not load the mail relay client or Stripe: only --smtp-url and Stripe keys load them',
+  async (t) => {
+    const { dist, modules, packages } = staticImports()
+    t.ok(modules.has(join(dist, 'runtime', 'billing.js')), 'the billing routes are in the graph followed')
+    t.same(
+      [...packages].filter((name) => name === 'nodemailer' || name === 'stripe'),
+      [],
+      'neither nodemailer nor stripe',
+    )
+    t.notOk(
+      modules.has(join(dist, 'runtime', 'smtp-transport.js')) ||
+        modules.has(join(dist, 'runtime', 'stripe-checkout.js')),
+    )
+  },
+)

@@ -175,10 +175,12 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
       if (p.schema.minimum !== undefined)
         t.ok(section.includes(`${p.schema.minimum} to ${p.schema.maximum}`), `${name}: ${p.name} range`)
     }
-    for (const field of Object.keys(operation.requestBody?.content['application/json'].schema.properties ?? {})) {
+    const body = operation.requestBody?.content['application/json'].schema
+    for (const field of Object.keys(body?.properties ?? {})) {
+      const needed = (body.required ?? []).includes(field) ? 'required' : 'optional'
       t.ok(
-        section.includes(`<code>${field}</code><br><span class="small muted">body, required</span>`),
-        `${name}: body field ${field}`,
+        section.includes(`<code>${field}</code><br><span class="small muted">body, ${needed}</span>`),
+        `${name}: body field ${field}, ${needed}`,
       )
     }
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
@@ -408,8 +410,8 @@ t.test('a curl line that needs the key stops in the shell while KEY is unset', a
   }
   t.equal(
     lines.length,
-    16,
-    'the keyed examples: the ten market, batch and account operations and the four charts of /docs, the home page and the registration',
+    17,
+    'the keyed examples: the eleven market, batch, account and billing operations and the four charts of /docs, the home page and the registration',
   )
   for (const line of lines) t.match(line, '-H "X-API-Key: ${KEY:?set KEY to your key}"', 'the key from $KEY, or a stop')
   const env = { PATH: process.env.PATH ?? '' }
