@@ -635,7 +635,7 @@ function schemas(): Record<string, Schema> {
         items: object({
           id: string,
           time: { ...string, format: 'date-time' },
-          type: { enum: ['signup_bonus', 'grant', 'charge', 'failed_call'] },
+          type: { enum: ['signup_bonus', 'grant', 'charge', 'failed_call', 'reversal'] },
           credits: {
             ...integer(),
             description: `Signed: a valuation charge is -${OPERATION_CREDITS.valuation}; a failed call 0.`,
