@@ -83,8 +83,8 @@ t.test('a balance below the price is 402 with top_up_url, before any data is rea
   t.equal(refused.status, 402)
   t.same(refused.body.error, {
     code: 'INSUFFICIENT_CREDITS',
-    message: 'This call costs 6 credits; the balance is 1. Buy credits at https://api.example.test/#plans',
-    top_up_url: 'https://api.example.test/#plans',
+    message: 'This call costs 6 credits; the balance is 1. Buy credits at https://api.example.test/buy',
+    top_up_url: 'https://api.example.test/buy',
   })
   t.equal(
     (await get('/v1/market/liquidity?make=VW&model=Golf&year=abc')).status,

@@ -54,9 +54,9 @@ for (const publicUrl of ['https://cars.example.test', 'https://cars.example.test
     t.ok(String(demo.body.error?.message).includes(register), `the message names ${register}`)
 
     const short = await get(VALUATION, { key })
-    const topUp = `${publicUrl}/#plans`
+    const topUp = `${publicUrl}/buy`
     t.same([short.status, short.body.error?.code], [402, 'INSUFFICIENT_CREDITS'])
-    t.equal(short.body.error?.top_up_url, topUp, 'top_up_url is the public URL/#plans')
+    t.equal(short.body.error?.top_up_url, topUp, 'top_up_url is the public URL/buy')
     t.ok(String(short.body.error?.message).includes(topUp), `the message names ${topUp}`)
 
     await balanceAddsUp(t, await openTestLedger(t, ledgerDir), id, 5)
@@ -169,8 +169,8 @@ t.test('batch items past the demo quota or the balance name where to register or
   )
   t.same([keyed.body.data?.credits_used, keyed.body.data?.credits_remaining], [8, 2])
   for (const item of paidItems.slice(1)) {
-    t.equal(item.error?.top_up_url, `${publicUrl}/#plans`)
-    t.ok(String(item.error?.message).includes(`${publicUrl}/#plans`), 'the message names the top-up URL')
+    t.equal(item.error?.top_up_url, `${publicUrl}/buy`)
+    t.ok(String(item.error?.message).includes(`${publicUrl}/buy`), 'the message names the top-up URL')
   }
 
   const ledger = await openTestLedger(t, ledgerDir)

@@ -368,7 +368,7 @@ t.test('the refusals name where to go under the base path', async (t) => {
   t.equal(keyed.status, 402)
   const error = JSON.parse(keyed.text).error
   t.equal(error.code, 'INSUFFICIENT_CREDITS')
-  t.equal(error.top_up_url, `${PUBLIC}/#plans`, 'top_up_url')
+  t.equal(error.top_up_url, `${PUBLIC}/buy`, 'top_up_url')
   await resolves(t, [error.top_up_url], `${PATH}/`)
 
   // The runtime told its public URL directly, its demo quota of one spent at once.
@@ -385,7 +385,7 @@ t.test('the refusals name where to go under the base path', async (t) => {
   }
   const topUp = await runtime.get(`${PATH}${VALUATION}`, { key: poor.key })
   t.same([topUp.status, topUp.body.error?.code], [402, 'INSUFFICIENT_CREDITS'])
-  t.equal(topUp.body.error?.top_up_url, `${PUBLIC}/#plans`, 'top_up_url')
+  t.equal(topUp.body.error?.top_up_url, `${PUBLIC}/buy`, 'top_up_url')
   t.same(
     (await runtime.get(`${PATH}/v1/openapi.json`)).body,
     (await runtime.get('/v1/openapi.json')).body,

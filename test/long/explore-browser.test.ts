@@ -171,7 +171,7 @@ async function explorer(): Promise<void> {
       unpaid.body.error?.message,
       "the last part: the API's own INSUFFICIENT_CREDITS message",
     )
-    t.match(await refused.locator('a').getAttribute('href'), /#plans$/, 'with a link to top up')
+    t.match(await refused.locator('a').getAttribute('href'), /\/buy$/, 'with a link to top up')
     t.equal(
       await page.locator('#account').innerText(),
       `Credits: ${SIGNUP_CREDITS} before this view, ${SIGNUP_CREDITS - paid} after it (${paid} used).`,

@@ -39,7 +39,7 @@ async function checkLinks(t: Test, base: string, url: string, key: string): Prom
   const keyless = JSON.parse((await get(base, VALUATION)).text)
   t.equal(keyless.error.register_url, `${url}/register`, 'register_url')
   const broke = JSON.parse((await get(base, VALUATION, { 'x-api-key': key })).text)
-  t.equal(broke.error.top_up_url, `${url}/#plans`, 'top_up_url')
+  t.equal(broke.error.top_up_url, `${url}/buy`, 'top_up_url')
   const document = JSON.parse((await get(base, '/v1/openapi.json')).text)
   t.same(
     document.servers.map((s: { url: string }) => s.url),
@@ -62,7 +62,8 @@ async function checkLinks(t: Test, base: string, url: string, key: string): Prom
     everything.some((text) => text.includes(':8080')),
     'nothing names another port',
   )
-  t.ok((await get(base, '/')).text.includes(`sales@${new URL(url).hostname}`), 'the sales mailbox is at its host')
+  t.ok((await get(base, '/')).text.includes(`support@${new URL(url).hostname}`), 'the support mailbox is at its host')
+  t.notOk((await get(base, '/')).text.includes('sales@'), 'and no sales mailbox is made up')
   t.equal(await mcpFrom(base, url), 200, "/mcp takes requests from the site's own pages")
   t.equal(await mcpFrom(base, 'http://localhost:8080'), 403, 'and from no other origin')
 }

@@ -40,6 +40,8 @@ async function endToEnd(): Promise<void> {
     '0',
     '--public-url',
     'https://cars.example.test',
+    '--sales-email',
+    'sales@cars.example.test',
     '--no-request-log',
   ])
   const base = `http://127.0.0.1:${port}`
@@ -58,7 +60,7 @@ async function endToEnd(): Promise<void> {
 
   await t.test('the landing page shows the plans and the free credits', async (t) => {
     await page.goto(`${base}/`)
-    t.equal(await page.locator('#plans').count(), 1, 'the #plans anchor of top_up_url')
+    t.equal(await page.locator('#plans').count(), 1, 'the #plans anchor of the navigation')
     const plans = await page.locator('#plans').innerText()
     for (const [credits, price] of [
       ['5,000', '$49'],
@@ -69,7 +71,7 @@ async function endToEnd(): Promise<void> {
       t.match(plans, `${credits} credits\n${price}`, `${credits} credits for ${price}`)
     }
     t.match(plans, `${SIGNUP_CREDITS} credits\n$0`, 'the free credits of registration')
-    t.match(plans, /sales@cars\.example\.test/, 'how to buy, without a checkout')
+    t.match(plans, /sales@cars\.example\.test/, 'how to buy without a checkout: the sales address given')
     await page.goto(`${base}/#plans`)
     t.ok(await page.locator('#plans').isVisible(), 'the anchor scrolls into view')
     await page.goto(`${base}/`)
