@@ -6,6 +6,7 @@ import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
 import { LedgerError } from './ledger-error.js'
 import { LmdbMailQueue } from './lmdb-mail-queue.js'
 import { LmdbPayments } from './lmdb-payments.js'
+import { LmdbSessions } from './lmdb-sessions.js'
 import { LmdbWrites } from './lmdb-writes.js'
 import { parseEmail } from './mailbox.js'
 import { privateDir, privateFiles } from './private-files.js'
@@ -119,6 +120,7 @@ export class LmdbLedger implements Ledger {
   private readonly writes: LmdbWrites
   readonly mail: LmdbMailQueue
   readonly payments: LmdbPayments<StoredAccount>
+  readonly sessions: LmdbSessions
   readonly commits: Record<LedgerWrite, number> = {
     account: 0,
     charge: 0,
@@ -130,6 +132,7 @@ export class LmdbLedger implements Ledger {
     idempotency: 0,
     mail: 0,
     payment: 0,
+    session: 0,
   }
 
   private constructor(
@@ -148,6 +151,14 @@ export class LmdbLedger implements Ledger {
     this.writes = new LmdbWrites('the ledger', root)
     this.mail = new LmdbMailQueue(root.openDB(whole('mail_waiting')), root.openDB(whole('mail_failed')), (work) =>
       this.commit('mail', work),
+    )
+    this.sessions = new LmdbSessions(
+      root.openDB(whole('session_records')),
+      (id) => {
+        const account = this.accounts.get(id)
+        return account === undefined ? undefined : publicAccount(account)
+      },
+      (work) => this.commit('session', work),
     )
     this.payments = new LmdbPayments(root.openDB(whole('payment_records')), root.openDB({ name: 'payment_intents' }), {
       commit: (work) => this.commit('payment', work),
@@ -483,6 +494,7 @@ export class LmdbLedger implements Ledger {
   }
 
   async sweep(now: number): Promise<void> {
+    await this.sessions.sweep(now)
     // Found outside the write transaction (reads do not block writers), removed inside it, each checked again there.
     const old: [account: string, key: string][] = []
     for (const { key: id, value: account } of this.accounts.getRange()) {

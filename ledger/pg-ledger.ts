@@ -9,6 +9,7 @@ import { PgDebits } from './pg-debits.js'
 import { PgHealth } from './pg-health.js'
 import { PgMailQueue } from './pg-mail-queue.js'
 import { PgPayments } from './pg-payments.js'
+import { PgSessions } from './pg-sessions.js'
 import {
   ACCOUNT_COLUMNS,
   ENTRY_COLUMNS,
@@ -75,10 +76,12 @@ export class PgLedger implements Ledger {
     idempotency: 0,
     mail: 0,
     payment: 0,
+    session: 0,
   }
   private readonly debits: PgDebits
   readonly mail: PgMailQueue
   readonly payments: PgPayments
+  readonly sessions: PgSessions
   /** Keys looked up together: every keyed request asks for one. */
   private readonly keys: Batches<string, Account | undefined>
 
@@ -103,6 +106,10 @@ export class PgLedger implements Ledger {
       storable,
     )
     this.payments = new PgPayments(pool, calls, () => this.commits.payment++)
+    this.sessions = new PgSessions(
+      (text, values) => this.write('session', text, values),
+      (text, values) => this.read(text, values),
+    )
   }
 
   /**
@@ -245,7 +252,8 @@ export class PgLedger implements Ledger {
    * runtime's, and a runtime whose clock runs ahead must not forget keys early. Deleted
    * SWEEP_BATCH at a time, each a short transaction of its own.
    */
-  async sweep(_now: number): Promise<void> {
+  async sweep(now: number): Promise<void> {
+    await this.sessions.sweep(now)
     for (;;) {
       const rows = await this.write('idempotency', 'SELECT carmarket_idempotency_sweep($1, $2) AS gone', [
         IDEMPOTENCY.ttlMs,

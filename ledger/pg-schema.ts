@@ -638,6 +638,14 @@ const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX carmarket_payments_granted ON carmarket_payments (granted_at);
 
+      -- Sign-in sessions of the account page (Sessions in types.ts): a token's hash, never the token.
+      CREATE TABLE carmarket_sessions (
+        token_hash text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES carmarket_accounts (id),
+        expires timestamptz NOT NULL
+      );
+      CREATE INDEX carmarket_sessions_expires ON carmarket_sessions (expires);
+
       -- Credits taken back from a payment refunded or disputed.
       ALTER TABLE carmarket_entries DROP CONSTRAINT carmarket_entries_type_check;
       ALTER TABLE carmarket_entries ADD CONSTRAINT carmarket_entries_type_check

@@ -165,7 +165,17 @@ export interface WriteHealth {
 
 /** What a ledger write transaction does, as /metrics counts them. */
 export type LedgerWrite =
-  'account' | 'charge' | 'failed_call' | 'grant' | 'key' | 'status' | 'code' | 'idempotency' | 'mail' | 'payment'
+  | 'account'
+  | 'charge'
+  | 'failed_call'
+  | 'grant'
+  | 'key'
+  | 'status'
+  | 'code'
+  | 'idempotency'
+  | 'mail'
+  | 'payment'
+  | 'session'
 
 /** A Checkout Session paid for, as the payment provider tells it: what it buys, and for whom. */
 export interface PaidSession {
@@ -240,6 +250,22 @@ export interface Payments {
   list(from: string, to: string): Promise<Payment[]>
   /** The grant entries whose reference names the session: more than one would be a session granted twice. */
   grantsOf(session: Payment): Promise<Entry[]>
+}
+
+/**
+ * Sign-in sessions of the account page, kept with the ledger so that every runtime knows
+ * them: a session is the hash of a random token (the token itself lives only in the
+ * browser's cookie), its account and when it ends.
+ */
+export interface Sessions {
+  /** Opens a session of `accountId` until `expires` (ms since the epoch). */
+  open(tokenHash: string, accountId: string, expires: number): Promise<void>
+  /** The account of a session still open at `now`, if the token's hash is one. */
+  account(tokenHash: string, now: number): Promise<Account | undefined>
+  /** Ends a session (signing out). */
+  close(tokenHash: string): Promise<void>
+  /** Forgets the sessions ended by `now`. */
+  sweep(now: number): Promise<void>
 }
 
 /** What a message is for; the operator's list shows this, never a subject or a text, which may hold a code or a key. */
@@ -398,6 +424,8 @@ export interface Ledger {
   readonly mail: MailQueue
   /** Payments received, kept with the ledger. */
   readonly payments: Payments
+  /** Sign-in sessions of the account page, kept with the ledger. */
+  readonly sessions: Sessions
   close(): Promise<void>
 }
 

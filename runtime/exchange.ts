@@ -7,6 +7,8 @@ export interface Exchange {
   account: string | null
   /** Asked last before a debit or a demo count: false once the client is gone, so it is charged nothing. */
   readonly wanted: () => boolean
+  /** The account page's session token (its cookie), which the account routes take when no X-API-Key comes. */
+  session?: string | undefined
 }
 
 /** A GET route's work apart from HTTP: its data as JSON text, from the query string and the X-API-Key. */

@@ -7,6 +7,7 @@ import { OPERATION_SPECS } from '../query/operations.js'
 import { ASKING_PRICE, MAX_NAME_LENGTH, MONTHS } from '../query/params.js'
 import { DEMO_QUOTA, OPERATION_CREDITS, PLANS, SIGNUP_CREDITS } from '../query/prices.js'
 import { CHECKOUTS_PER_CLIENT_PER_HOUR } from './billing.js'
+import { SESSION_COOKIE, SESSION_MS } from './sign-in.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
 import { etagOf } from './etag.js'
 import { EXAMPLE_BATCH, EXAMPLE_VEHICLE, type ExampleCall, type ExampleCalls } from './example-calls.js'
@@ -1014,6 +1015,36 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         { email: 'anna.nowak@example.pl', code: '042917' },
         { email: string, key_sent: { const: true } },
       ),
+      '/v1/auth/sign-in': authPath(
+        'Sign in to the account page, step 1: e-mail a 6-digit code (valid 10 minutes) to the address of an account. The answer is the same whether or not the address has an account.',
+        { email: { ...string, format: 'email', maxLength: 254 } },
+        { email: 'anna.nowak@example.pl' },
+        { email: string, code_sent: { const: true }, expires_in: integer() },
+      ),
+      '/v1/auth/session': authPath(
+        `Sign in, step 2: the code for a session of ${SESSION_MS / 3_600_000} hours, in an HttpOnly cookie (${SESSION_COOKIE}, SameSite=Strict) that the account routes take instead of a key. Five wrong codes use a code up.`,
+        { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
+        { email: 'anna.nowak@example.pl', code: '042917' },
+        { email: string, signed_in: { const: true }, expires_at: string },
+      ),
+      '/v1/auth/sign-out': {
+        post: {
+          tags: ['registration'],
+          operationId: 'signOut',
+          summary: "End the account page's session (its cookie is cleared).",
+          security: [],
+          responses: {
+            '200': {
+              description: 'Signed out.',
+              content: {
+                'application/json': {
+                  schema: object({ status: { const: 'success' }, data: object({ signed_out: { const: true } }) }),
+                },
+              },
+            },
+          },
+        },
+      },
       '/v1/openapi.json': {
         get: {
           security: [],

@@ -19,6 +19,7 @@ import { DemoQuota, RateLimiter, type Clock } from './limits.js'
 import { MAX_BODY_BYTES, formFields, jsonObject, readBody, readJsonBody } from './json-body.js'
 import { Billing, WEBHOOK_BODY_BYTES } from './billing.js'
 import type { StripeCheckout } from './stripe-checkout.js'
+import { SignIn, sessionCookie, sessionToken } from './sign-in.js'
 import { mcpRoute } from './mcp-route.js'
 import { catalogCalls } from './catalog-call.js'
 import { meteredCall } from './metered-call.js'
@@ -154,6 +155,7 @@ export class Runtime {
   private readonly calls = new Map<string, DataCall>()
   private readonly sweeper: NodeJS.Timeout
   private readonly mailDelivery: MailDelivery | undefined
+  private readonly signIn: SignIn
   private readonly log: RequestLog | undefined
   private readonly storage: StorageWatch
   private readonly refusals: Refusals
@@ -250,6 +252,7 @@ export class Runtime {
       }),
     )
     const registration = new Registration(this.ledger, options.mailer, this.counters, clock, publicUrl)
+    this.signIn = new SignIn(this.ledger, options.mailer, this.counters, clock, this.links)
     this.post('/v1/auth/register', async (req, res, _query, ip) =>
       sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))),
     )
@@ -294,10 +297,20 @@ export class Runtime {
       sendData(req, res, JSON.stringify(await billing.webhook(bytes, req.headers['stripe-signature'])))
     })
     this.post('/v1/account/keys/rotate', async (req, res, _query, _ip, exchange) => {
-      const account = await authenticate(this.ledger, req.headers['x-api-key'], this.refusals)
-      if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
+      const account = await this.accountOf(req.headers['x-api-key'], exchange)
       exchange.account = account.id
       sendData(req, res, JSON.stringify(await registration.rotate(account)))
+    })
+    this.post('/v1/auth/sign-in', async (req, res, _query, ip) =>
+      sendData(req, res, JSON.stringify(await this.signIn.request(await readJsonBody(req), ip))),
+    )
+    this.post('/v1/auth/session', async (req, res) => {
+      const { token, answer } = await this.signIn.open(await readJsonBody(req))
+      sendData(req, res, JSON.stringify(answer), ['Set-Cookie', sessionCookie(this.links, token)])
+    })
+    this.post('/v1/auth/sign-out', async (req, res, _query, _ip, exchange) => {
+      if (exchange.session !== undefined) await this.signIn.close(exchange.session)
+      sendData(req, res, '{"signed_out":true}', ['Set-Cookie', sessionCookie(this.links, undefined)])
     })
     this.get('/livez', (req, res) => sendData(req, res, '{"alive":true}'))
     this.get('/readyz', async (req, res) => {
@@ -417,12 +430,31 @@ export class Runtime {
     data: (account: Account, params: Map<string, string>) => object | Promise<object>,
   ): DataCall {
     return async (query, key, _ip, exchange) => {
-      const account = await authenticate(this.ledger, key, this.refusals)
-      if (account === undefined) throw new ApiError('UNAUTHORIZED', 'This route needs an X-API-Key header.')
+      const account = await this.accountOf(key, exchange)
       exchange.account = account.id
       const params = parseQuery(query, known)
       return JSON.stringify(await data(account, params))
     }
+  }
+
+  /**
+   * The account of an account route's caller: its X-API-Key (401 as authenticate), or,
+   * without one, the account page's session; 401 with neither.
+   */
+  private async accountOf(key: string | string[] | undefined, exchange: Exchange): Promise<Account> {
+    const account =
+      key === undefined && exchange.session !== undefined
+        ? await this.signIn.account(exchange.session)
+        : await authenticate(this.ledger, key, this.refusals)
+    if (account === undefined) {
+      const signedOut = key === undefined && exchange.session !== undefined
+      throw new ApiError(
+        'UNAUTHORIZED',
+        signedOut ? 'The session has ended: sign in again.' : 'This route needs an X-API-Key header.',
+      )
+    }
+    if (account.status !== 'active') throw this.refusals.accountDisabled()
+    return account
   }
 
   /**
@@ -506,6 +538,8 @@ export class Runtime {
       const q = url.indexOf('?')
       const path = this.routed(q < 0 ? url : url.slice(0, q))
       const cors = this.corsOf(path)
+      // Only the account routes read the account page's session: a market call is never charged by a cookie.
+      if (path.startsWith('/v1/account/') || path === '/v1/auth/sign-out') exchange.session = sessionToken(req)
       const api = path.startsWith('/v1/') && cors.enabled
       // Before any refusal, so that a page can read every answer of the API, refusals too.
       if (api) res.cors = cors.answer(req.headers.origin)

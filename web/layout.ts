@@ -18,6 +18,7 @@ const NAVIGATION = [
   ['/explore', 'Explore'],
   ['/docs', 'API reference'],
   ['/#plans', 'Plans'],
+  ['/account', 'Account'],
 ] as const
 
 /**

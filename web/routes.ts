@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http'
 import type { Links } from '../runtime/links.js'
 import type { ApiResponse } from '../runtime/send.js'
+import { accountPage } from './account-page.js'
+import { ACCOUNT_SCRIPT } from './account-script.js'
 import { aiPlugin } from './ai-plugin.js'
 import { browserModules } from './browser-modules.js'
 import { buyHandler } from './buy-page.js'
@@ -39,6 +41,7 @@ export function webRoutes(
   const resources = [
     resource('/', landingPage(s), HTML),
     resource('/register', registerPage(s), HTML),
+    resource('/account', accountPage(s), HTML),
     resource('/explore', explorePage(s, MODULES.module(EXPLORE_ENTRY)), HTML),
     resource('/docs', docsPage(s), HTML),
     resource('/llms.txt', llmsTxt(s), 'text/plain; charset=utf-8'),
@@ -48,6 +51,7 @@ export function webRoutes(
     LOGO,
     STYLESHEET,
     REGISTER_SCRIPT,
+    ACCOUNT_SCRIPT,
     ...MODULES.resources,
   ]
   return [
