@@ -43,7 +43,10 @@ const body = fc.oneof(
       fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 8 })),
       fc.string({ unit: 'grapheme', maxLength: 40 }),
     )
-    .map((d) => ({ type: 'application/x-www-form-urlencoded', bytes: Buffer.from(new URLSearchParams(d as Record<string, string>).toString()) })),
+    .map((d) => ({
+      type: 'application/x-www-form-urlencoded',
+      bytes: Buffer.from(new URLSearchParams(d as Record<string, string>).toString()),
+    })),
   fc.uint8Array({ maxLength: 200 }).map((b) => ({ type: 'application/json', bytes: Buffer.from(b) })),
   fc.record({
     type: fc.constantFrom(
