@@ -299,6 +299,9 @@ const OWN_VALUES = new Set([
   'snapshot',
   'credits_remaining',
   'balance_after',
+  'checkout_url',
+  'session_id',
+  'expires_at',
 ])
 
 /** An answer with the values of OWN_VALUES (and an account's total of credits used) replaced by their type. */

@@ -13,6 +13,7 @@ import {
   type Example,
 } from '../doc-examples.js'
 import { documentationFiles, fences, readDoc } from '../markdown.js'
+import { SECRET_KEY, StripeStandIn, WEBHOOK_SECRET } from '../stripe-standin.js'
 import { freshDir, spawnServe } from '../support.js'
 
 // The default sample, built once the way `npm start` builds it: the documented answers are its answers.
@@ -29,10 +30,22 @@ const documented = documentationFiles().map((file) => ({ file, examples: example
 async function serveSample(t: Test) {
   const ledger = freshDir(t)
   const outbox = join(ledger, 'outbox')
-  const server = await spawnServe(t, [
-    ...['--snapshots', snapshots, '--ledger', ledger, '--outbox', outbox],
-    ...['--trusted-proxy', '127.0.0.1', '--no-request-log', '--public-url', 'http://127.0.0.1:8080'],
-  ])
+  // Plans sold through a stand-in of Stripe, as a server with Stripe's keys sells them.
+  const standIn = await StripeStandIn.start(t)
+  const env = {
+    ...process.env,
+    STRIPE_SECRET_KEY: SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    CARMARKET_STRIPE_API_BASE: standIn.origin,
+  }
+  const server = await spawnServe(
+    t,
+    [
+      ...['--snapshots', snapshots, '--ledger', ledger, '--outbox', outbox],
+      ...['--trusted-proxy', '127.0.0.1', '--no-request-log', '--public-url', 'http://127.0.0.1:8080'],
+    ],
+    { env },
+  )
   return { base: `http://127.0.0.1:${server.port}`, ledger, outbox }
 }
 
