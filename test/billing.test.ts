@@ -4,6 +4,7 @@ import { request } from 'undici'
 import { migrate } from '../ledger/pg-schema.js'
 import { paymentReference } from '../ledger/payment-terms.js'
 import { CHECKOUTS_PER_CLIENT_PER_HOUR } from '../runtime/billing.js'
+import { paymentMethodsFor } from '../runtime/stripe-checkout.js'
 import { freshDatabase } from './services.js'
 import { SECRET_KEY, StripeStandIn, WEBHOOK_SECRET } from './stripe-standin.js'
 import { CLI, build, carmarket, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
@@ -103,6 +104,14 @@ t.test('a new customer buys a plan by e-mail: Checkout Session, payment, credits
     "the plan's price, from its one home",
   )
   t.same(session.allowed_payment_method_types, ['card'], 'card: BLIK and Przelewy24 take PLN (and EUR), not USD')
+  t.same(
+    [paymentMethodsFor('pln'), paymentMethodsFor('eur')],
+    [
+      ['card', 'blik', 'p24'],
+      ['card', 'p24'],
+    ],
+    'in PLN, BLIK and Przelewy24 are asked for too',
+  )
   t.match(session.success_url, /\/buy\?paid=\{CHECKOUT_SESSION_ID\}$/)
 
   const paid = await standIn.pay(session_id)
@@ -298,36 +307,37 @@ t.test('checkout refusals: no plan, no address, the provider down, too many, and
   )
 })
 
-t.test('PostgreSQL, two runtimes: one session delivered ten times at once to both grants once', async (t) => {
-  const url = await freshDatabase(t)
-  await migrate(url)
-  const { standIn, servers, checkout, me, keyMailedTo, mail } = await shop(t, { ledger: url, runtimes: 2 })
-  const started = await checkout({ plan: 5000, email: 'twice@example.pl' })
-  const id = started.body.data.session_id as string
-  const session = standIn.sessions.get(id)!
-  Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: 'pi_twice' })
-  const payload = standIn.eventPayload('checkout.session.completed', session, 'evt_twice')
-  const signature = standIn.signature(payload)
-  const answers = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => {
-      standIn.webhookUrl = `http://127.0.0.1:${servers[i % 2]!.port}/v1/billing/stripe-webhook`
-      return standIn.post(payload, signature)
-    }),
-  )
-  t.ok(
-    answers.every(
-      (a) => a.status === 200 || (a.status === 503 && (a.body as any).error.code === 'SERVICE_UNAVAILABLE'),
-    ),
-    'each answered 200, or 503 while the first mails the key (to be told again)',
-  )
-  t.equal(
-    answers.filter((a) => a.status === 200 && (a.body as any).data.outcome === 'granted').length,
-    1,
-    'one granted',
-  )
-  t.equal((await me(keyMailedTo('twice@example.pl')!)).body.data.credits_remaining, 5_000)
-  t.equal(mail('twice@example.pl').length, 1, 'one key e-mailed')
-})
+for (const engine of ['lmdb', 'postgresql'] as const)
+  t.test(`${engine}, two runtimes: one session delivered ten times at once to both grants once`, async (t) => {
+    const url = engine === 'lmdb' ? freshDir(t) : await freshDatabase(t)
+    if (engine === 'postgresql') await migrate(url)
+    const { standIn, servers, checkout, me, keyMailedTo, mail } = await shop(t, { ledger: url, runtimes: 2 })
+    const started = await checkout({ plan: 5000, email: 'twice@example.pl' })
+    const id = started.body.data.session_id as string
+    const session = standIn.sessions.get(id)!
+    Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: 'pi_twice' })
+    const payload = standIn.eventPayload('checkout.session.completed', session, 'evt_twice')
+    const signature = standIn.signature(payload)
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => {
+        standIn.webhookUrl = `http://127.0.0.1:${servers[i % 2]!.port}/v1/billing/stripe-webhook`
+        return standIn.post(payload, signature)
+      }),
+    )
+    t.ok(
+      answers.every(
+        (a) => a.status === 200 || (a.status === 503 && (a.body as any).error.code === 'SERVICE_UNAVAILABLE'),
+      ),
+      'each answered 200, or 503 while the first mails the key (to be told again)',
+    )
+    t.equal(
+      answers.filter((a) => a.status === 200 && (a.body as any).data.outcome === 'granted').length,
+      1,
+      'one granted',
+    )
+    t.equal((await me(keyMailedTo('twice@example.pl')!)).body.data.credits_remaining, 5_000)
+    t.equal(mail('twice@example.pl').length, 1, 'one key e-mailed')
+  })
 
 t.test('without Stripe: no checkout, and /buy says how plans are ordered', async (t) => {
   const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
