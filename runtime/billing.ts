@@ -1,18 +1,11 @@
 import { LedgerError } from '../ledger/ledger-error.js'
-import {
-  windowOf,
-  secondsLeft,
-  type Account,
-  type Counters,
-  type Ledger,
-  type PaidSession,
-  type Payment,
-} from '../ledger/types.js'
-import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
+import { type Account, type Counters, type Ledger, type PaidSession, type Payment } from '../ledger/types.js'
+import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { PLANS, PLAN_CURRENCY, planAmount } from '../query/prices.js'
 import { count, dollars } from '../format/amounts.js'
 import { messageOf } from '../format/message-of.js'
 import { checkFields, emailOf } from './body-fields.js'
+import { countWithin } from './count-within.js'
 import { logEvent } from './events.js'
 import { keyMail } from './key-mail.js'
 import type { Clock } from './limits.js'
@@ -77,20 +70,8 @@ export class Billing {
     if (plan === undefined)
       throw invalidParameter('plan', `plan must be the credits of a plan: ${PLANS.map((p) => p.credits).join(', ')}`)
     const email = account?.email ?? emailOf(body).address
-    const now = this.clock()
-    const counted = await this.counters.countUpTo(
-      'checkout',
-      windowOf('checkout', now),
-      ip,
-      CHECKOUTS_PER_CLIENT_PER_HOUR,
-    )
-    if (counted === 'limit')
-      throw new ApiError(
-        'RATE_LIMIT_EXCEEDED',
-        'Too many checkouts from this client address in the last hour; try later.',
-        {},
-        { 'Retry-After': String(secondsLeft('checkout', now)) },
-      )
+    const limited = 'Too many checkouts from this client address in the last hour; try later.'
+    await countWithin(this.counters, 'checkout', this.clock(), ip, CHECKOUTS_PER_CLIENT_PER_HOUR, limited)
     try {
       const session = await this.provider.create({
         credits: plan.credits,

@@ -1,14 +1,15 @@
 import { createHash, randomInt } from 'node:crypto'
 import { LedgerError } from '../ledger/ledger-error.js'
-import { secondsLeft, windowOf, type Account, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
+import { windowOf, type Account, type Counters, type Ledger } from '../ledger/types.js'
 import { keyPrefix } from '../ledger/keys.js'
-import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
+import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
 import { keyMail, type KeyOccasion } from './key-mail.js'
 import type { Mail } from '../ledger/types.js'
 import { MailUnavailable, type Mailer } from './mailer.js'
 import { checkFields, emailOf } from './body-fields.js'
+import { countWithin, tooMany } from './count-within.js'
 
 const CODE_TTL_MS = 10 * 60_000
 
@@ -61,8 +62,8 @@ export class Registration {
     const { address, mailbox } = emailOf(body)
     const now = this.clock()
     await this.refuseOverDailyAccounts(ip, now)
-    await this.countUpTo('signup-ip', now, ip, CODES_PER_IP, 'this client address')
-    await this.countUpTo('signup-email', now, mailbox, CODES_PER_EMAIL, address)
+    await countWithin(this.counters, 'signup-ip', now, ip, CODES_PER_IP, tooManyFor('this client address'))
+    await countWithin(this.counters, 'signup-email', now, mailbox, CODES_PER_EMAIL, tooManyFor(address))
     // A code for an account goes to the account's own address, never to another spelling of its mailbox: whoever
     // verifies it gets the account's key.
     const registered = await this.ledger.accountByEmail(address)
@@ -114,7 +115,7 @@ export class Registration {
    */
   async rotate(account: Account): Promise<object> {
     const { mailbox } = emailOf({ email: account.email })
-    await this.countUpTo('signup-email', this.clock(), mailbox, CODES_PER_EMAIL, account.email)
+    await countWithin(this.counters, 'signup-email', this.clock(), mailbox, CODES_PER_EMAIL, tooManyFor(account.email))
     const key = await this.ledger.issueKey(account.id, false)
     await this.mailKey({
       id: account.id,
@@ -156,7 +157,8 @@ export class Registration {
         occasion: { account: 'existing', balance: existing.balance },
       }
     }
-    await this.countUpTo('signup-account', now, ip, ACCOUNTS_PER_CLIENT_PER_DAY, 'this client address today')
+    const today = tooManyFor('this client address today')
+    await countWithin(this.counters, 'signup-account', now, ip, ACCOUNTS_PER_CLIENT_PER_DAY, today)
     try {
       const { account, key } = await this.ledger.createAccount(address, SIGNUP_CREDITS, 'signup_bonus', null, false)
       return { id: account.id, email: account.email, key, occasion: { account: 'new', credits: SIGNUP_CREDITS } }
@@ -175,23 +177,8 @@ export class Registration {
     if (
       (await this.counters.count('signup-account', windowOf('signup-account', now), ip)) >= ACCOUNTS_PER_CLIENT_PER_DAY
     ) {
-      throw this.tooMany('this client address today', secondsLeft('signup-account', now))
+      throw tooMany('signup-account', now, tooManyFor('this client address today'))
     }
-  }
-
-  /**
-   * Counts one for `who` in the window of `kind` that holds `now`; RATE_LIMIT_EXCEEDED, with the seconds to the
-   * window's end, past `limit`.
-   */
-  private async countUpTo(
-    kind: CounterKind,
-    now: number,
-    who: string,
-    limit: number,
-    description: string,
-  ): Promise<void> {
-    if ((await this.counters.countUpTo(kind, windowOf(kind, now), who, limit)) === 'limit')
-      throw this.tooMany(description, secondsLeft(kind, now))
   }
 
   /** Hands `mail` over (of no use after `expires`, if given); a 503 with `failure` when it cannot be. */
@@ -203,15 +190,10 @@ export class Registration {
       throw error
     }
   }
+}
 
-  private tooMany(who: string, retryAfter: number): ApiError {
-    return new ApiError(
-      'RATE_LIMIT_EXCEEDED',
-      `Too many registration requests for ${who}; try later.`,
-      {},
-      { 'Retry-After': String(retryAfter) },
-    )
-  }
+function tooManyFor(who: string): string {
+  return `Too many registration requests for ${who}; try later.`
 }
 
 function codeHash(mailbox: string, code: string): string {

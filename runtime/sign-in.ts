@@ -1,8 +1,9 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { secondsLeft, windowOf, type Account, type CounterKind, type Counters, type Ledger } from '../ledger/types.js'
-import { ApiError, invalidParameter, serviceUnavailable } from '../query/api-error.js'
+import { type Account, type Counters, type Ledger } from '../ledger/types.js'
+import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { checkFields, emailOf } from './body-fields.js'
+import { countWithin } from './count-within.js'
 import type { Clock } from './limits.js'
 import type { Links } from './links.js'
 import { MailUnavailable, type Mailer } from './mailer.js'
@@ -37,8 +38,22 @@ export class SignIn {
     checkFields(body, ['email'])
     const { address, mailbox } = emailOf(body)
     const now = this.clock()
-    await this.countUpTo('signup-ip', now, ip, CODES_PER_IP, 'this client address')
-    await this.countUpTo('signup-email', now, mailbox, CODES_PER_EMAIL, address)
+    await countWithin(
+      this.counters,
+      'signup-ip',
+      now,
+      ip,
+      CODES_PER_IP,
+      `Too many codes for this client address; try later.`,
+    )
+    await countWithin(
+      this.counters,
+      'signup-email',
+      now,
+      mailbox,
+      CODES_PER_EMAIL,
+      `Too many codes for ${address}; try later.`,
+    )
     const account = await this.ledger.accountByEmail(address)
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
     await this.ledger.putCode(codeKey(mailbox), codeHash(mailbox, code), now + CODE_TTL_MS)
@@ -94,16 +109,6 @@ export class SignIn {
 
   close(token: string): Promise<void> {
     return this.ledger.sessions.close(tokenHash(token))
-  }
-
-  private async countUpTo(kind: CounterKind, now: number, who: string, limit: number, description: string) {
-    if ((await this.counters.countUpTo(kind, windowOf(kind, now), who, limit)) === 'limit')
-      throw new ApiError(
-        'RATE_LIMIT_EXCEEDED',
-        `Too many codes for ${description}; try later.`,
-        {},
-        { 'Retry-After': String(secondsLeft(kind, now)) },
-      )
   }
 }
 
