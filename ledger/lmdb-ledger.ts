@@ -552,8 +552,7 @@ export class LmdbLedger implements Ledger {
     return { account: after, line }
   }
 
-  async issueKey(accountId: string, delivered = true): Promise<string> {
-    const key = newKey()
+  async issueKey(accountId: string, delivered = true, key = newKey()): Promise<string> {
     const hash = keyHash(key)
     await this.update('key', accountId, (account) => {
       void this.keys.remove(account.key_hash)

@@ -296,8 +296,7 @@ export class PgLedger implements Ledger {
     return entryOf(rows[0])
   }
 
-  async issueKey(accountId: string, delivered = true): Promise<string> {
-    const key = newKey()
+  async issueKey(accountId: string, delivered = true, key = newKey()): Promise<string> {
     await this.update('key', accountId, 'key_hash = $2, key_prefix = $3, key_delivered = $4', [
       keyHash(key),
       keyPrefix(key),

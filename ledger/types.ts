@@ -400,8 +400,11 @@ export interface Ledger {
   recordFailure(accountId: string, call: Call, code: string): Promise<void>
   /** Adds credits; durable before it resolves. */
   grant(accountId: string, credits: number, reference: string): Promise<Entry>
-  /** A new key for the account; the previous one stops working at once. `delivered` as in createAccount. */
-  issueKey(accountId: string, delivered?: boolean): Promise<string>
+  /**
+   * A new key for the account (`key`, made beforehand, or a fresh one); the previous one stops working at once.
+   * `delivered` as in createAccount.
+   */
+  issueKey(accountId: string, delivered?: boolean, key?: string): Promise<string>
   /** Records that the account's current key has been e-mailed to its owner. */
   keyDelivered(accountId: string): Promise<void>
   setStatus(accountId: string, status: AccountStatus): Promise<Account>

@@ -129,7 +129,7 @@ export class Billing {
     const grant = await this.ledger.payments.grantPaid(paid)
     if (grant.outcome === 'granted') {
       if (grant.key !== null) await this.mailKey(grant.account, grant.key, paid.credits)
-      else await this.mail(receipt(grant.account, grant.payment))
+      else await this.sendReceipt(grant.account, grant.payment)
       return { received: true, handled: true, outcome: 'granted' }
     }
     // Told again: the grant stands. A key that never left (its mail failed, the process died) goes now, renewed;
@@ -170,6 +170,23 @@ export class Billing {
     } catch (error) {
       // Left unmarked, the key is only sent again, renewed, if the event comes again.
       if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
+    }
+  }
+
+  /**
+   * A receipt is a courtesy: the credits are on the account whether it goes or not, so one that cannot be queued is
+   * told to the operator, and the event is answered as handled (told again, it would find the grant made, and no
+   * receipt to send).
+   */
+  private async sendReceipt(account: Account, payment: Payment): Promise<void> {
+    try {
+      await this.mailer.send(receipt(account, payment))
+    } catch (error) {
+      if (!(error instanceof MailUnavailable)) throw error
+      logEvent('error', 'the receipt of a payment could not be queued; its credits are granted', {
+        session: payment.session_id,
+        account_id: account.id,
+      })
     }
   }
 

@@ -93,10 +93,16 @@ export class MailDelivery {
       } while (!this.closed && (this.again || taken === BATCH))
       this.failing = false
     } catch (error) {
-      // The ledger cannot be read or written now: the messages wait in it, and the next poll tries again.
-      if (!(error instanceof LedgerError && error.code === 'unavailable')) throw error
-      if (!this.failing) logEvent('warn', 'the mail queue cannot be read now; mail waits', { reason: error.message })
-      this.failing = true
+      // The messages wait in the ledger, and the next poll tries again: a ledger that cannot be read now is told once,
+      // anything else (a bug) every time, and neither stops the runtime, which goes on serving.
+      if (error instanceof LedgerError && error.code === 'unavailable') {
+        if (!this.failing) logEvent('warn', 'the mail queue cannot be read now; mail waits', { reason: error.message })
+        this.failing = true
+      } else {
+        logEvent('error', 'sending mail failed unexpectedly; mail waits', {
+          error: String((error as Error)?.stack ?? error),
+        })
+      }
     }
   }
 

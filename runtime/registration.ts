@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { windowOf, type Account, type Counters, type Ledger } from '../ledger/types.js'
-import { keyPrefix } from '../ledger/keys.js'
+import { keyPrefix, newKey } from '../ledger/keys.js'
 import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
@@ -116,13 +116,14 @@ export class Registration {
   async rotate(account: Account): Promise<object> {
     const { mailbox } = emailOf({ email: account.email })
     await countWithin(this.counters, 'signup-email', this.clock(), mailbox, CODES_PER_EMAIL, tooManyFor(account.email))
-    const key = await this.ledger.issueKey(account.id, false)
-    await this.mailKey({
-      id: account.id,
-      email: account.email,
-      key,
-      occasion: { account: 'existing', balance: account.balance },
-    })
+    // The message first, then the swap: a key that works is never given up for one that could not be sent. Should the
+    // swap fail after the message went, the old key keeps working and the one mailed never does.
+    const key = newKey()
+    await this.send(
+      keyMail(account.email, key, { account: 'existing', balance: account.balance }, this.publicUrl),
+      'The e-mail with your new key could not be sent; your key is unchanged. Please try again in a few minutes.',
+    )
+    await this.ledger.issueKey(account.id, true, key)
     return { email: account.email, key_sent: true, key_prefix: keyPrefix(key) }
   }
 

@@ -437,6 +437,13 @@ export class Runtime {
     }
   }
 
+  /** Whether a request comes from a page of this site: the browser says so (Sec-Fetch-Site), or names its origin. */
+  private fromOwnPages(req: IncomingMessage): boolean {
+    const site = req.headers['sec-fetch-site']
+    if (site !== undefined) return site === 'same-origin'
+    return req.headers.origin === new URL(this.links.publicUrl).origin
+  }
+
   /**
    * The account of an account route's caller: its X-API-Key (401 as authenticate), or,
    * without one, the account page's session; 401 with neither.
@@ -538,8 +545,13 @@ export class Runtime {
       const q = url.indexOf('?')
       const path = this.routed(q < 0 ? url : url.slice(0, q))
       const cors = this.corsOf(path)
-      // Only the account routes read the account page's session: a market call is never charged by a cookie.
-      if (path.startsWith('/v1/account/') || path === '/v1/auth/sign-out') exchange.session = sessionToken(req)
+      // Only the account routes read the account page's session: a market call is never charged by a cookie. A
+      // session's change (a POST) must come from this site's own pages, whatever the browser's SameSite rules.
+      if (
+        (path.startsWith('/v1/account/') || path === '/v1/auth/sign-out') &&
+        (req.method === 'GET' || req.method === 'HEAD' || this.fromOwnPages(req))
+      )
+        exchange.session = sessionToken(req)
       const api = path.startsWith('/v1/') && cors.enabled
       // Before any refusal, so that a page can read every answer of the API, refusals too.
       if (api) res.cors = cors.answer(req.headers.origin)

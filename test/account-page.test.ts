@@ -12,10 +12,11 @@ async function setup(t: import('tap').Test) {
   const ledger = freshDir(t)
   let now = Date.now()
   const served = await serve(t, { snapshots, ledger, mailer: new OutboxMailer(outbox), clock: () => now })
-  const post = async (path: string, body: object | undefined, cookie?: string) => {
+  /** A POST as the site's own pages send it (their Origin), with the session's cookie if given. */
+  const post = async (path: string, body: object | undefined, cookie?: string, origin = 'http://localhost') => {
     const response = await request(`${served.base}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(cookie === undefined ? {} : { cookie }) },
+      headers: { 'content-type': 'application/json', origin, ...(cookie === undefined ? {} : { cookie }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
     return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as any }
@@ -69,6 +70,9 @@ t.test('sign in to the account page with an e-mail code: a session cookie for th
   )
   t.equal((await get('/v1/account/me', cookie)).body.data.credits_remaining, 100)
 
+  const forged = await post('/v1/account/keys/rotate', undefined, cookie, 'https://evil.example')
+  t.same([forged.status, forged.body.error.code], [401, 'UNAUTHORIZED'], "another site's page cannot use the session")
+  t.equal((await get('/v1/account/me', undefined, key)).status, 200, 'and the key is untouched')
   const rotated = await post('/v1/account/keys/rotate', undefined, cookie)
   t.equal(rotated.status, 200, 'the key is replaced from the session')
   t.equal((await get('/v1/account/me', undefined, key)).status, 401, 'the old key stops working')

@@ -194,7 +194,7 @@ t.test(
   async (t) => {
     const disk = smallDisk(t, 1 << 20)
     const outbox = join(disk.dir, 'outbox')
-    const { post, codeOf, keyOf, me, base } = await setup(t, outbox)
+    const { post, codeOf, keyOf, me, base, ledgerDir } = await setup(t, outbox)
     const email = 'pelny@example.pl'
     t.equal((await post('/v1/auth/register', { email }, '203.0.113.5')).status, 200)
     const code = codeOf(email)!
@@ -232,5 +232,20 @@ t.test(
       ['signup_bonus'],
       'one signup bonus',
     )
+
+    // Replacing a key that works, while its e-mail cannot be written: the key stays.
+    const other = await account(ledgerDir, 'rotate-full@example.pl', 50)
+    disk.fill()
+    const rotate = await request(`${base}/v1/account/keys/rotate`, {
+      method: 'POST',
+      headers: { 'x-api-key': other.key },
+    })
+    t.same(
+      [rotate.statusCode, ((await rotate.body.json()) as { error?: { code: string } }).error?.code],
+      [503, 'SERVICE_UNAVAILABLE'],
+      'a new key that cannot be e-mailed is not issued',
+    )
+    t.equal((await me(other.key)).data.credits_remaining, 50, 'and the key in use keeps working')
+    disk.free()
   },
 )
