@@ -160,18 +160,23 @@ export class LmdbLedger implements Ledger {
       },
       (work) => this.commit('session', work),
     )
-    this.payments = new LmdbPayments(root.openDB(whole('payment_records')), root.openDB({ name: 'payment_intents' }), {
-      commit: (work) => this.commit('payment', work),
-      account: (id) => this.accounts.get(id),
-      accountOfMailbox: (mailbox) => {
-        const id = this.emails.get(mailbox)
-        return id === undefined ? undefined : this.accounts.get(id)
+    this.payments = new LmdbPayments(
+      root.openDB(whole('payment_records')),
+      root.openDB({ name: 'payment_intents' }),
+      root.openDB(whole('payment_pending')),
+      {
+        commit: (work) => this.commit('payment', work),
+        account: (id) => this.accounts.get(id),
+        accountOfMailbox: (mailbox) => {
+          const id = this.emails.get(mailbox)
+          return id === undefined ? undefined : this.accounts.get(id)
+        },
+        open: (parsed, key, credits, reference) => this.openAccountNow(parsed, key, credits, 'grant', reference, false),
+        add: (account, type, credits, reference) => this.addEntryNow(account, type, credits, reference),
+        publicAccount,
+        entries: (id) => [...this.history.getRange({ start: [id, 0], end: [id, Infinity] }).map(({ value }) => value)],
       },
-      open: (parsed, key, credits, reference) => this.openAccountNow(parsed, key, credits, 'grant', reference, false),
-      add: (account, type, credits, reference) => this.addEntryNow(account, type, credits, reference),
-      publicAccount,
-      entries: (id) => [...this.history.getRange({ start: [id, 0], end: [id, Infinity] }).map(({ value }) => value)],
-    })
+    )
   }
 
   static open(dir: string): LmdbLedger {

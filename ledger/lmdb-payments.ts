@@ -1,7 +1,7 @@
 import type { Database } from 'lmdb'
 import { newKey } from './keys.js'
 import { parseEmail } from './mailbox.js'
-import { paymentReference, reversalOf, reversalReference } from './payment-terms.js'
+import { laterTotals, paymentReference, reversalOf, reversalReference, type RefundTotals } from './payment-terms.js'
 import { LedgerError } from './ledger-error.js'
 import type { Account, Entry, PaidSession, Payment, PaymentGrant, PaymentReversal, Payments } from './types.js'
 
@@ -31,6 +31,8 @@ export class LmdbPayments<Stored extends { readonly id: string; readonly balance
   constructor(
     private readonly records: Database<Payment, string>,
     private readonly intents: Database<string, string>,
+    /** Refund and dispute totals told before their payment was granted, by payment intent. */
+    private readonly pending: Database<RefundTotals, string>,
     private readonly steps: AccountSteps<Stored>,
   ) {}
 
@@ -47,11 +49,11 @@ export class LmdbPayments<Stored extends { readonly id: string; readonly balance
           ? this.steps.accountOfMailbox(parsed.mailbox)
           : this.steps.account(session.account_id)
       if (to === undefined && session.account_id !== null) return undefined
-      const account =
+      let account =
         to === undefined
           ? this.steps.open(parsed, key, session.credits, reference)
           : this.steps.add(to, 'grant', session.credits, reference).account
-      const payment: Payment = {
+      let payment: Payment = {
         session_id: session.session_id,
         payment_intent: session.payment_intent,
         account_id: account.id,
@@ -64,8 +66,18 @@ export class LmdbPayments<Stored extends { readonly id: string; readonly balance
         reversed: 0,
         unrecovered: 0,
       }
+      if (session.payment_intent !== null) {
+        void this.intents.put(session.payment_intent, session.session_id)
+        // A refund or dispute told before the grant is taken back with it.
+        const early = this.pending.get(session.payment_intent)
+        if (early !== undefined) {
+          void this.pending.remove(session.payment_intent)
+          const reversed = this.reverseNow(payment, account, early)
+          payment = reversed.payment
+          account = reversed.account ?? account
+        }
+      }
       void this.records.put(session.session_id, payment)
-      if (session.payment_intent !== null) void this.intents.put(session.payment_intent, session.session_id)
       return {
         outcome: 'granted',
         payment,
@@ -77,29 +89,50 @@ export class LmdbPayments<Stored extends { readonly id: string; readonly balance
     return result
   }
 
-  async reverse(
-    paymentIntent: string,
-    totals: { readonly refunded?: number; readonly disputed?: number },
-  ): Promise<PaymentReversal | undefined> {
-    return this.steps.commit((): PaymentReversal | undefined => {
+  async reverse(paymentIntent: string, totals: RefundTotals): Promise<PaymentReversal | 'pending'> {
+    return this.steps.commit((): PaymentReversal | 'pending' => {
       const session = this.intents.get(paymentIntent)
       const payment = session === undefined ? undefined : this.records.get(session)
-      if (payment === undefined) return undefined
-      const { refunded, disputed, due } = reversalOf(payment, totals)
+      if (payment === undefined) {
+        void this.pending.put(paymentIntent, laterTotals(this.pending.get(paymentIntent), totals))
+        return 'pending'
+      }
       const account = this.steps.account(payment.account_id)
-      const taken = Math.min(due, account?.balance ?? 0)
-      if (account !== undefined && taken > 0)
-        this.steps.add(account, 'reversal', -taken, reversalReference(payment.session_id))
-      const after: Payment = {
+      const { payment: after, taken, unrecovered } = this.reverseNow(payment, account, totals)
+      void this.records.put(payment.session_id, after)
+      return { payment: after, taken, unrecovered }
+    })
+  }
+
+  /** A payment's refund or dispute totals recorded, and what they come to taken back from `account`, in the transaction. */
+  private reverseNow(
+    payment: Payment,
+    account: Stored | undefined,
+    totals: RefundTotals,
+  ): {
+    readonly payment: Payment
+    readonly account: Stored | undefined
+    readonly taken: number
+    readonly unrecovered: number
+  } {
+    const { refunded, disputed, due } = reversalOf(payment, totals)
+    const taken = Math.min(due, account?.balance ?? 0)
+    const after =
+      account !== undefined && taken > 0
+        ? this.steps.add(account, 'reversal', -taken, reversalReference(payment.session_id)).account
+        : account
+    return {
+      payment: {
         ...payment,
         refunded,
         disputed,
         reversed: payment.reversed + taken,
         unrecovered: payment.unrecovered + due - taken,
-      }
-      void this.records.put(payment.session_id, after)
-      return { payment: after, taken, unrecovered: due - taken }
-    })
+      },
+      account: after,
+      taken,
+      unrecovered: due - taken,
+    }
   }
 
   async list(from: string, to: string): Promise<Payment[]> {

@@ -23,6 +23,20 @@ export function creditsToReverse(
   return Math.round(payment.credits * Math.min(1, (refunded + disputed) / payment.amount))
 }
 
+/** What the provider told of a payment's refunds and disputes, in the smallest unit of its currency. */
+export interface RefundTotals {
+  readonly refunded?: number
+  readonly disputed?: number
+}
+
+/** The totals told so far and new ones, together: each the higher (events come out of order). */
+export function laterTotals(before: RefundTotals | undefined, now: RefundTotals): RefundTotals {
+  return {
+    refunded: Math.max(before?.refunded ?? 0, now.refunded ?? 0),
+    disputed: Math.max(before?.disputed ?? 0, now.disputed ?? 0),
+  }
+}
+
 /**
  * A payment after the provider told new totals of its refunds and disputes (a total
  * lower than the one kept changes nothing: events come out of order), and the credits to
@@ -31,7 +45,7 @@ export function creditsToReverse(
  */
 export function reversalOf(
   payment: Payment,
-  totals: { readonly refunded?: number; readonly disputed?: number },
+  totals: RefundTotals,
 ): { readonly refunded: number; readonly disputed: number; readonly due: number } {
   const refunded = Math.max(payment.refunded, totals.refunded ?? 0)
   const disputed = Math.max(payment.disputed, totals.disputed ?? 0)

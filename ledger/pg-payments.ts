@@ -3,9 +3,18 @@ import type pg from 'pg'
 import { keyHash, keyPrefix, newKey } from './keys.js'
 import { LedgerError } from './ledger-error.js'
 import { parseEmail } from './mailbox.js'
-import { paymentReference, reversalOf, reversalReference } from './payment-terms.js'
+import { paymentReference, reversalOf, reversalReference, type RefundTotals } from './payment-terms.js'
 import type { PgHealth } from './pg-health.js'
-import { ACCOUNT_COLUMNS, ENTRY_COLUMNS, PAYMENT_COLUMNS, accountOf, entryOf, paymentOf, type Row } from './pg-rows.js'
+import {
+  ACCOUNT_COLUMNS,
+  ENTRY_COLUMNS,
+  PAYMENT_COLUMNS,
+  accountOf,
+  entryOf,
+  paymentOf,
+  whole,
+  type Row,
+} from './pg-rows.js'
 import type { Entry, PaidSession, Payment, PaymentGrant, PaymentReversal, Payments } from './types.js'
 
 /** Adds `$2` credits (a grant, or a reversal when negative) to account `$1` with an entry of type `$3`, reference `$4`. */
@@ -52,6 +61,8 @@ export class PgPayments implements Payments {
     const reference = paymentReference(session.session_id)
     const key = newKey()
     const result = await this.transaction(async (client): Promise<PaymentGrant | undefined> => {
+      // A refund told at the same moment waits for this grant, or this grant for it (reverse takes the same lock).
+      if (session.payment_intent !== null) await lockIntent(client, session.payment_intent)
       const found =
         session.account_id ??
         (await client.query<Row>('SELECT id FROM carmarket_accounts WHERE mailbox = $1 FOR UPDATE', [parsed.mailbox]))
@@ -89,12 +100,27 @@ export class PgPayments implements Payments {
       )
       // Granted by another transaction meanwhile: this one's grant is rolled back with it.
       if (inserted.rows[0] === undefined) throw new AlreadyGranted()
+      let payment = paymentOf(inserted.rows[0])
+      // A refund or dispute told before the grant is taken back with it.
+      const early =
+        session.payment_intent === null
+          ? undefined
+          : (
+              await client.query<Row>(
+                'DELETE FROM carmarket_pending_reversals WHERE payment_intent = $1 RETURNING refunded, disputed',
+                [session.payment_intent],
+              )
+            ).rows[0]
+      if (early !== undefined)
+        payment = (
+          await reverseIn(client, payment, { refunded: whole(early, 'refunded'), disputed: whole(early, 'disputed') })
+        ).payment
       const account = await client.query<Row>(`SELECT ${ACCOUNT_COLUMNS} FROM carmarket_accounts WHERE id = $1`, [
         accountId,
       ])
       return {
         outcome: 'granted',
-        payment: paymentOf(inserted.rows[0]),
+        payment,
         account: accountOf(account.rows[0]!),
         key: opened ? key : null,
       }
@@ -106,32 +132,24 @@ export class PgPayments implements Payments {
     return result
   }
 
-  async reverse(
-    paymentIntent: string,
-    totals: { readonly refunded?: number; readonly disputed?: number },
-  ): Promise<PaymentReversal | undefined> {
+  async reverse(paymentIntent: string, totals: RefundTotals): Promise<PaymentReversal | 'pending'> {
     return this.transaction(async (client) => {
+      await lockIntent(client, paymentIntent)
       const row = (
         await client.query<Row>(
           `SELECT ${PAYMENT_COLUMNS} FROM carmarket_payments WHERE payment_intent = $1 FOR UPDATE`,
           [paymentIntent],
         )
       ).rows[0]
-      if (row === undefined) return undefined
-      const payment = paymentOf(row)
-      const { refunded, disputed, due } = reversalOf(payment, totals)
-      const balance = (
-        await client.query<Row>('SELECT balance FROM carmarket_accounts WHERE id = $1 FOR UPDATE', [payment.account_id])
-      ).rows[0]?.balance
-      const taken = Math.min(due, Number(balance ?? 0))
-      if (taken > 0)
-        await client.query(ADD_ENTRY, [payment.account_id, -taken, 'reversal', reversalReference(payment.session_id)])
-      const after = await client.query<Row>(
-        `UPDATE carmarket_payments SET refunded = $2, disputed = $3, reversed = reversed + $4, unrecovered = unrecovered + $5
-         WHERE session_id = $1 RETURNING ${PAYMENT_COLUMNS}`,
-        [payment.session_id, refunded, disputed, taken, due - taken],
+      if (row !== undefined) return reverseIn(client, paymentOf(row), totals)
+      await client.query(
+        `INSERT INTO carmarket_pending_reversals (payment_intent, refunded, disputed) VALUES ($1, $2, $3)
+         ON CONFLICT (payment_intent) DO UPDATE SET
+           refunded = GREATEST(carmarket_pending_reversals.refunded, excluded.refunded),
+           disputed = GREATEST(carmarket_pending_reversals.disputed, excluded.disputed)`,
+        [paymentIntent, totals.refunded ?? 0, totals.disputed ?? 0],
       )
-      return { payment: paymentOf(after.rows[0]!), taken, unrecovered: due - taken }
+      return 'pending' as const
     })
   }
 
@@ -181,6 +199,31 @@ export class PgPayments implements Payments {
     this.committed()
     return result
   }
+}
+
+/**
+ * Takes the transaction's lock on a payment intent: its grant and its refunds take turns, so a refund told while its
+ * session is being granted is either seen by the grant (pending) or sees the payment.
+ */
+async function lockIntent(client: pg.PoolClient, paymentIntent: string): Promise<void> {
+  await client.query("SELECT pg_advisory_xact_lock(hashtext('carmarket payment ' || $1))", [paymentIntent])
+}
+
+/** A payment's refund or dispute totals recorded, and what they come to taken back from its account, in `client`'s transaction. */
+async function reverseIn(client: pg.PoolClient, payment: Payment, totals: RefundTotals): Promise<PaymentReversal> {
+  const { refunded, disputed, due } = reversalOf(payment, totals)
+  const balance = (
+    await client.query<Row>('SELECT balance FROM carmarket_accounts WHERE id = $1 FOR UPDATE', [payment.account_id])
+  ).rows[0]?.balance
+  const taken = Math.min(due, Number(balance ?? 0))
+  if (taken > 0)
+    await client.query(ADD_ENTRY, [payment.account_id, -taken, 'reversal', reversalReference(payment.session_id)])
+  const after = await client.query<Row>(
+    `UPDATE carmarket_payments SET refunded = $2, disputed = $3, reversed = reversed + $4, unrecovered = unrecovered + $5
+     WHERE session_id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+    [payment.session_id, refunded, disputed, taken, due - taken],
+  )
+  return { payment: paymentOf(after.rows[0]!), taken, unrecovered: due - taken }
 }
 
 /** A session found granted by another transaction once this one had written its grant. */

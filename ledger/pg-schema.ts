@@ -637,6 +637,12 @@ const MIGRATIONS: readonly Migration[] = [
         unrecovered bigint NOT NULL DEFAULT 0
       );
       CREATE INDEX carmarket_payments_granted ON carmarket_payments (granted_at);
+      -- Refund and dispute totals told before their payment was granted: taken back with the grant.
+      CREATE TABLE carmarket_pending_reversals (
+        payment_intent text PRIMARY KEY,
+        refunded bigint NOT NULL,
+        disputed bigint NOT NULL
+      );
 
       -- Sign-in sessions of the account page (Sessions in types.ts): a token's hash, never the token.
       CREATE TABLE carmarket_sessions (

@@ -240,12 +240,14 @@ export interface Payments {
    * Records what the provider says of a payment's refunds or disputes (totals so far, in
    * the smallest unit; a total lower than one recorded changes nothing) and takes back the
    * credits they come to, in proportion, never below a zero balance: what cannot be taken
-   * is counted as unrecovered. Undefined for a payment intent no session of the ledger has.
+   * is counted as unrecovered. For a payment intent no session of the ledger has yet (the
+   * refund told before its grant), the totals are kept (`pending`) and taken back in the
+   * transaction that grants it.
    */
   reverse(
     paymentIntent: string,
     totals: { readonly refunded?: number; readonly disputed?: number },
-  ): Promise<PaymentReversal | undefined>
+  ): Promise<PaymentReversal | 'pending'>
   /** The payments granted from `from` to `to` (ISO 8601), oldest first. */
   list(from: string, to: string): Promise<Payment[]>
   /** The grant entries whose reference names the session: more than one would be a session granted twice. */

@@ -153,7 +153,9 @@ export class Billing {
     const intent = event.object.payment_intent
     if (typeof intent !== 'string') return { received: true, handled: false, outcome: 'no payment intent' }
     const reversal = await this.ledger.payments.reverse(intent, totals)
-    if (reversal === undefined) return { received: true, handled: false, outcome: 'not a payment of this service' }
+    // Told before its grant (events come in any order), or a charge of something else sold on the same Stripe account.
+    if (reversal === 'pending')
+      return { received: true, handled: true, outcome: 'recorded: taken back when its payment is granted' }
     if (reversal.unrecovered > 0)
       logEvent('error', 'credits of a refunded or disputed payment could not be taken back: the balance was spent', {
         session: reversal.payment.session_id,

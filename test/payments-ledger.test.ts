@@ -1,6 +1,6 @@
 import t from 'tap'
 import { paymentReference } from '../ledger/payment-terms.js'
-import type { PaidSession } from '../ledger/types.js'
+import type { PaidSession, PaymentReversal } from '../ledger/types.js'
 import { ENGINES, balanceAddsUp, charge, openTestLedger } from './ledger-engines.js'
 
 const GOLF = { endpoint: '/v1/market/valuation', make: 'VW', model: 'Golf', year: 2017 }
@@ -83,13 +83,13 @@ for (const engine of ENGINES) {
       await ledger.payments.grantPaid(session('cs_refund', { account_id: account.id }))
       for (let i = 0; i < 500; i++) await charge(ledger, account.id, 8, GOLF)
       // 5,000 - 4,000 spent = 1,000 left.
-      const half = await ledger.payments.reverse('pi_cs_refund', { refunded: 2_450 })
+      const half = (await ledger.payments.reverse('pi_cs_refund', { refunded: 2_450 })) as PaymentReversal
       t.same([half!.taken, half!.unrecovered], [1_000, 1_500], 'half refunded: 2,500 due, 1,000 could be taken')
       t.equal((await ledger.account(account.id))!.balance, 0)
-      const replay = await ledger.payments.reverse('pi_cs_refund', { refunded: 2_450 })
+      const replay = (await ledger.payments.reverse('pi_cs_refund', { refunded: 2_450 })) as PaymentReversal
       t.same([replay!.taken, replay!.unrecovered], [0, 0], 'the same refund told again takes nothing')
       await ledger.grant(account.id, 300, 'support')
-      const disputed = await ledger.payments.reverse('pi_cs_refund', { disputed: 4_900 })
+      const disputed = (await ledger.payments.reverse('pi_cs_refund', { disputed: 4_900 })) as PaymentReversal
       t.same([disputed!.taken, disputed!.unrecovered], [300, 2_200], 'a dispute of the whole: the rest is due')
       t.same(
         [
@@ -100,7 +100,7 @@ for (const engine of ENGINES) {
         ],
         [1_300, 3_700, 2_450, 4_900],
       )
-      t.equal(await ledger.payments.reverse('pi_unknown', { refunded: 100 }), undefined, 'a payment not of ours')
+      t.equal(await ledger.payments.reverse('pi_unknown', { refunded: 100 }), 'pending', 'a payment not granted (yet)')
       const entries = await ledger.entries(account.id, 1_000)
       t.same(
         entries.filter((e) => e.type === 'reversal').map((e) => e.credits),
@@ -111,11 +111,30 @@ for (const engine of ENGINES) {
       t.equal(me.granted - me.used, me.balance, 'granted (net of reversals) less used is the balance')
     })
 
+    t.test('a refund told before its grant is taken back in the grant, and told again, not twice', async (t) => {
+      t.equal(await ledger.payments.reverse('pi_cs_early', { refunded: 4_900 }), 'pending')
+      t.equal(
+        await ledger.payments.reverse('pi_cs_early', { refunded: 2_000 }),
+        'pending',
+        'a lower total changes nothing',
+      )
+      const granted = await ledger.payments.grantPaid(session('cs_early', { email: 'early@example.pl' }))
+      if (granted.outcome !== 'granted') throw new Error('not granted')
+      t.same(
+        [granted.account.balance, granted.payment.reversed, granted.payment.refunded],
+        [0, 5_000, 4_900],
+        'granted and taken back in one transaction',
+      )
+      const again = (await ledger.payments.reverse('pi_cs_early', { refunded: 4_900 })) as PaymentReversal
+      t.same([again.taken, again.unrecovered], [0, 0])
+      await balanceAddsUp(t, ledger, granted.account.id, 0)
+    })
+
     t.test('payments are listed by the time of their grant', async (t) => {
       const all = await ledger.payments.list('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z')
       t.same(
         all.map((p) => p.session_id),
-        ['cs_new', 'cs_many', 'cs_race', 'cs_known', 'cs_refund'],
+        ['cs_new', 'cs_many', 'cs_race', 'cs_known', 'cs_refund', 'cs_early'],
       )
       t.same(await ledger.payments.list('2000-01-01T00:00:00.000Z', '2001-01-01T00:00:00.000Z'), [])
     })
