@@ -2,6 +2,9 @@ import { Command } from 'commander'
 import { httpUrl, positiveInteger } from './options.js'
 import { visible } from './terminal-text.js'
 
+/** Key variables of other clients that people set for this one by mistake: named at start rather than ignored silently. */
+const FOREIGN_KEY_VARIABLES = ['CARDOSSIER_API_KEY', 'CAR_API_KEY', 'API_KEY', 'X_API_KEY']
+
 interface McpFlags {
   baseUrl: string
   apiKey?: string
@@ -21,8 +24,14 @@ export const mcpCommand = new Command('mcp')
   .option('--api-key <key>', 'the X-API-Key to send; empty or none for the demo tier (env CARMARKET_API_KEY)')
   .option('--timeout <ms>', 'how long a call may wait for the API before its tool fails', '30000')
   .action(async (flags: McpFlags) => {
-    const baseUrl = httpUrl(flags.baseUrl, '--base-url')
+    // The API's root: a base given as the versioned path (…/v1, as clients of other APIs are told to) is taken as it.
+    const baseUrl = httpUrl(flags.baseUrl, '--base-url').replace(/\/+$/, '').replace(/\/v1$/, '')
     const key = (flags.apiKey ?? process.env.CARMARKET_API_KEY ?? '').trim()
+    const foreign = FOREIGN_KEY_VARIABLES.filter((name) => process.env[name] !== undefined)
+    if (key === '' && foreign.length > 0)
+      process.stderr.write(
+        `carmarket mcp: ${foreign.join(' and ')} is set, but carmarket mcp reads its key from CARMARKET_API_KEY or --api-key: running keyless\n`,
+      )
     const timeoutMs = positiveInteger(flags.timeout, '--timeout')
     // Loaded here, not at the top: the other commands do not pay for the MCP SDK.
     const { serveStdio } = await import('../mcp/stdio.js')

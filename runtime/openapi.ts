@@ -703,6 +703,7 @@ function schemas(): Record<string, Schema> {
 }
 
 function authPath(
+  operationId: string,
   summary: string,
   body: Record<string, Schema>,
   example: Record<string, string>,
@@ -711,6 +712,7 @@ function authPath(
   return {
     post: {
       tags: ['registration'],
+      operationId,
       summary,
       security: [],
       requestBody: { required: true, content: { 'application/json': { schema: object(body), example } } },
@@ -742,10 +744,11 @@ function authPath(
   }
 }
 
-function accountPath(summary: string, data: string, parameters: readonly Schema[]): Schema {
+function accountPath(operationId: string, summary: string, data: string, parameters: readonly Schema[]): Schema {
   return {
     get: {
       tags: ['account'],
+      operationId,
       summary,
       'x-credits': 0,
       security: [{ ApiKey: [] }],
@@ -773,8 +776,9 @@ function accountPath(summary: string, data: string, parameters: readonly Schema[
  * path, are the answers of its example requests.
  */
 export function openApiDocument(maxYear: number, serverUrl: string, examples: ExampleCalls = new Map()): Schema {
-  const plain = (description: string, data: Schema) => ({
+  const plain = (operationId: string, description: string, data: Schema) => ({
     get: {
+      operationId,
       security: [],
       summary: description,
       responses: {
@@ -841,8 +845,13 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         [{ name: 'make', in: 'query', required: true, ...PARAMETERS.make }],
         examples.get('/v1/catalog/models'),
       ),
-      '/v1/account/me': accountPath('The account of the key: balance, totals, status (0 credits).', 'AccountData', []),
-      '/v1/account/usage': accountPath('Recent transactions, newest first (0 credits).', 'UsageData', [
+      '/v1/account/me': accountPath(
+        'getAccount',
+        'The account of the key: balance, totals, status (0 credits).',
+        'AccountData',
+        [],
+      ),
+      '/v1/account/usage': accountPath('getUsage', 'Recent transactions, newest first (0 credits).', 'UsageData', [
         {
           name: 'limit',
           in: 'query',
@@ -1004,24 +1013,28 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         },
       },
       '/v1/auth/register': authPath(
+        'register',
         'Send a 6-digit one-time code to an e-mail address (valid 10 minutes). The answer is the same whether or not the address has an account.',
         { email: { ...string, format: 'email', maxLength: 254 } },
         { email: 'anna.nowak@example.pl' },
         { email: string, code_sent: { const: true }, expires_in: integer() },
       ),
       '/v1/auth/verify': authPath(
+        'verifyCode',
         `Exchange the code for an account with ${SIGNUP_CREDITS} free credits, once per address; the key is e-mailed. For an address with an account, a new key is e-mailed instead, the previous one stops working, and no credits are given (a lost key). Five wrong codes use a code up.`,
         { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
         { email: 'anna.nowak@example.pl', code: '042917' },
         { email: string, key_sent: { const: true } },
       ),
       '/v1/auth/sign-in': authPath(
+        'signIn',
         'Sign in to the account page, step 1: e-mail a 6-digit code (valid 10 minutes) to the address of an account. The answer is the same whether or not the address has an account.',
         { email: { ...string, format: 'email', maxLength: 254 } },
         { email: 'anna.nowak@example.pl' },
         { email: string, code_sent: { const: true }, expires_in: integer() },
       ),
       '/v1/auth/session': authPath(
+        'openSession',
         `Sign in, step 2: the code for a session of ${SESSION_MS / 3_600_000} hours, in an HttpOnly cookie (${SESSION_COOKIE}, SameSite=Strict) that the account routes take instead of a key. Five wrong codes use a code up.`,
         { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
         { email: 'anna.nowak@example.pl', code: '042917' },
@@ -1047,6 +1060,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
       },
       '/v1/openapi.json': {
         get: {
+          operationId: 'getOpenApiDocument',
           security: [],
           summary: 'This document (as it is, not in an envelope).',
           responses: {
@@ -1057,9 +1071,10 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
           },
         },
       },
-      '/livez': plain('The process is alive.', object({ alive: { const: true } })),
+      '/livez': plain('liveness', 'The process is alive.', object({ alive: { const: true } })),
       '/readyz': {
         get: {
+          operationId: 'readiness',
           security: [],
           summary: 'A snapshot is open and served.',
           responses: {

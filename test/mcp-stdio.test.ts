@@ -146,3 +146,17 @@ t.test('a base URL that is no http address is refused at start', async (t) => {
   t.equal(failed.code, 2, 'a usage error')
   t.match(failed.stderr, /--base-url must be an http or https address/)
 })
+
+t.test(
+  'a base URL ending in /v1 is the API itself, and a foreign key variable is named, not silently ignored',
+  async (t) => {
+    const { base, ledger } = await serve(t, DEMO_QUOTA)
+    const { key } = await account(ledger, 'mcp-v1@example.pl', 100)
+    const { client, stderr } = await mcp(t, ['--base-url', `${base}/v1/`], { CARDOSSIER_API_KEY: key })
+    const result = await call(client, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })
+    t.same([result.isError, result.structured?.credits_used], [false, 6], 'the tool calls /v1/... once, not /v1/v1/...')
+    t.equal(await balance(base, key), 100, 'keyless: the foreign variable is not read')
+    t.match(stderr(), `calling ${base} keyless (the demo tier)`, 'the base it uses and that it runs keyless')
+    t.match(stderr(), /CARDOSSIER_API_KEY is set, but carmarket mcp reads its key from CARMARKET_API_KEY or --api-key/)
+  },
+)

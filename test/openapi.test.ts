@@ -77,6 +77,14 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
       '/readyz',
     ].sort(),
   )
+  const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap(
+    (methods) => Object.values(methods).map((operation) => operation.operationId),
+  )
+  t.ok(
+    operationIds.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)),
+    'every operation has an operationId, for code generators',
+  )
+  t.equal(new Set(operationIds).size, operationIds.length, 'each its own')
   // A chart takes its operation's parameters and headers, answers an SVG image and fails as the operation does.
   for (const chart of charts) {
     const drawn = doc.paths[`/v1/chart/${chart}.svg`].get
