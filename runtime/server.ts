@@ -406,8 +406,14 @@ export class Runtime {
    * (what SIGHUP asks for; a new build is also noticed by itself). A snapshot refused
    * before is checked again.
    */
-  reload(): Promise<SwapResult> {
-    return this.served.reload(true)
+  async reload(): Promise<SwapResult> {
+    const result = await this.served.reload(true)
+    // An operator who asked is told that it was looked at, also when there was nothing to do.
+    if (result === 'unchanged')
+      logEvent('info', 'reload: current names the snapshot served; nothing to swap', {
+        snapshot: this.served.snapshot?.manifest.build_id ?? null,
+      })
+    return result
   }
 
   private async release(): Promise<void> {
