@@ -98,15 +98,31 @@ function inputSchema(parameters: readonly Parameter[], chart: ChartName | undefi
   return {
     type: 'object',
     properties: Object.fromEntries([
-      ...parameters.map((p) => [
-        p.name,
-        { ...p.schema, description: p.description, ...(p.example === undefined ? {} : { examples: [p.example] }) },
-      ]),
+      ...parameters.map((p) => [p.name, withExample(spellingsFree(p.schema), p.description, p.example)]),
       ...(chart === undefined ? [] : [[CHART_ARGUMENT, drawn]]),
     ]),
     required: parameters.filter((p) => p.required).map((p) => p.name),
     additionalProperties: false,
   }
+}
+
+/**
+ * A parameter's schema as a tool offers it: a word the API reads in any case, with or
+ * without accents and spaces (fuel_type, gearbox), keeps its values as examples rather
+ * than an enum, which a client would hold to the letter and so refuse `PETROL` or
+ * `manual ` that the API takes. The description names every spelling.
+ */
+function spellingsFree(schema: JsonObject): JsonObject {
+  if (schema.type !== 'string' || !Array.isArray(schema.enum)) return schema
+  const { enum: values, ...rest } = schema
+  return { ...rest, examples: values }
+}
+
+/** A parameter's schema with its description, and its example first among the examples. */
+function withExample(schema: JsonObject, description: string, example: unknown): JsonObject {
+  const others = Array.isArray(schema.examples) ? schema.examples.filter((value) => value !== example) : []
+  const examples = example === undefined ? others : [example, ...others]
+  return { ...schema, description, ...(examples.length === 0 ? {} : { examples }) }
 }
 
 /** The tools of the API the document describes. */
@@ -126,6 +142,7 @@ export function toolset(document: JsonObject): Toolset {
     if (!Array.isArray(parameters) || !parameters.every(isParameter))
       throw new Error(`the OpenAPI document's parameters of ${path} are not as expected`)
     const summary = String(operation.summary)
+    const credits = typeof operation['x-credits'] === 'number' ? operation['x-credits'] : 0
     const data = inline(
       at(operation, 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'data'),
       components,
@@ -133,6 +150,14 @@ export function toolset(document: JsonObject): Toolset {
     return {
       tool: {
         name,
+        title: summary.replace(/ \(\d+ credits\)\.?$/, ''),
+        // Every tool only reads, from this service alone; a paid one charges credits again at each call.
+        annotations: {
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: credits === 0,
+          openWorldHint: false,
+        },
         description: typeof operation.description === 'string' ? `${summary}: ${operation.description}` : summary,
         inputSchema: inputSchema(
           parameters.filter((p) => p.in === 'query'),

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { Ajv } from 'ajv'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
@@ -272,4 +273,52 @@ t.test('/mcp over plain HTTP: POST only, bounded JSON bodies, X-Request-Id on ev
     'each in the request log with its status',
   )
   t.match(logged[0], { request_id: 'mcp-trace-1', ip: '127.0.0.1' })
+})
+
+t.test('tools have titles and annotations, and take every spelling the API takes', async (t) => {
+  const { base } = await setup(t)
+  const { client } = await connect(t, base)
+  const { tools } = await client.listTools()
+  for (const tool of tools) {
+    t.ok(
+      typeof tool.title === 'string' && tool.title.length > 0 && !/credits\)/.test(tool.title),
+      `${tool.name}: a title`,
+    )
+    t.match(
+      tool.annotations,
+      { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+      `${tool.name}: it only reads, from this service`,
+    )
+  }
+  t.equal(
+    tools.find((tool) => tool.name === 'list_makes')?.annotations?.idempotentHint,
+    true,
+    'a free tool is idempotent',
+  )
+  t.equal(
+    tools.find((tool) => tool.name === 'get_market_valuation')?.annotations?.idempotentHint,
+    false,
+    'a paid one charges again',
+  )
+  // A client that checks arguments against the tool's schema (as desktop clients do) lets through what the API takes.
+  const valuation = tools.find((tool) => tool.name === 'get_market_valuation')!
+  const check = new Ajv({ strict: false }).compile(valuation.inputSchema)
+  for (const [fuel, gearbox] of [
+    ['PETROL', 'MANUAL'],
+    ['benzyna', 'Automatyczna'],
+    ['Plug-In Hybrid', ' auto '],
+  ])
+    t.ok(
+      check({ make: 'VW', model: 'Golf', year: 2017, fuel_type: fuel, gearbox }),
+      `${fuel} / ${gearbox}: ${JSON.stringify(check.errors)}`,
+    )
+  const petrol = await client.callTool({
+    name: 'get_market_valuation',
+    arguments: { make: 'VW', model: 'Golf', year: 2017, fuel_type: 'PETROL' },
+  })
+  t.not(
+    (petrol.structuredContent as { code?: string } | undefined)?.code,
+    'INVALID_PARAMETER',
+    'and the API reads it (an answer, or too few listings of that fuel)',
+  )
 })
