@@ -9,6 +9,7 @@ import { DEMO_QUOTA, OPERATION_CREDITS, PLANS, SIGNUP_CREDITS } from '../query/p
 import { CHECKOUTS_PER_CLIENT_PER_HOUR } from './billing.js'
 import { SESSION_COOKIE, SESSION_MS } from './sign-in.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from '../query/value-aliases.js'
+import { encode, type Encoded } from './encodings.js'
 import { etagOf } from './etag.js'
 import { EXAMPLE_BATCH, EXAMPLE_VEHICLE, type ExampleCall, type ExampleCalls } from './example-calls.js'
 import { MAX_VALUE_LENGTH } from './query-string.js'
@@ -1116,9 +1117,11 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
 export interface ServedDocument {
   readonly body: string
   readonly etag: string
+  /** The body compressed once, for the clients that take it. */
+  readonly encoded: Encoded | undefined
 }
 
 export function servedDocument(maxYear: number, serverUrl: string, examples: ExampleCalls): ServedDocument {
   const body = JSON.stringify(openApiDocument(maxYear, serverUrl, examples))
-  return { body, etag: etagOf(body) }
+  return { body, etag: etagOf(body), encoded: encode(body, 'application/json') }
 }

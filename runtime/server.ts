@@ -16,6 +16,8 @@ import { CLIENT_CLOSED_REQUEST, ClientGone, reachable } from './client-gone.js'
 import { clientIp, clientKey, canonicalIp } from './client-ip.js'
 import type { DataCall, Exchange, Handler, MarketCall, MarketInput, PageHandler } from './exchange.js'
 import { DemoQuota, RateLimiter, type Clock } from './limits.js'
+import { chosenEncoding, encodedEtag } from './encodings.js'
+import type { ServedDocument } from './openapi.js'
 import { MAX_BODY_BYTES, formFields, jsonObject, readBody, readJsonBody } from './json-body.js'
 import { Billing, WEBHOOK_BODY_BYTES } from './billing.js'
 import type { StripeCheckout } from './stripe-checkout.js'
@@ -42,7 +44,7 @@ import { unchanged } from './revalidation.js'
 
 /** The OpenAPI document served, and the pages and files made from it. */
 export interface Site {
-  readonly document: { readonly body: string; readonly etag: string }
+  readonly document: ServedDocument
   readonly pages: readonly (readonly [path: string, handle: PageHandler])[]
 }
 
@@ -142,7 +144,7 @@ interface Route {
 export class Runtime {
   private readonly served: ServedSnapshot
   private readonly metrics = new Metrics()
-  private document!: { readonly body: string; readonly etag: string }
+  private document!: ServedDocument
   /** The snapshot the document, the pages and the MCP tools were made for. */
   private described: Snapshot | undefined
   private readonly counters: Counters
@@ -230,10 +232,14 @@ export class Runtime {
     })
     for (const [path, call] of catalogCalls(this.served)) this.data(path, call)
     this.get('/v1/openapi.json', (req, res) => {
-      const { etag, body } = this.document
-      const headers = { ETag: etag, 'Cache-Control': 'no-cache' }
-      if (unchanged(req.headers['if-none-match'], etag)) sendEmpty(res, 304, headers)
-      else send(req, res, 200, body, headers)
+      const { etag, body, encoded } = this.document
+      const encoding = chosenEncoding(req.headers['accept-encoding'], encoded)
+      const tag = encodedEtag(etag, encoding)
+      const headers: Record<string, string> = { ETag: tag, 'Cache-Control': 'no-cache' }
+      if (encoded !== undefined) headers.Vary = 'Accept-Encoding'
+      if (unchanged(req.headers['if-none-match'], tag)) return sendEmpty(res, 304, headers)
+      if (encoding === undefined) return send(req, res, 200, body, headers)
+      send(req, res, 200, encoded![encoding], { ...headers, 'Content-Encoding': encoding })
     })
     const gather = options.gatherMetrics ?? ((own: MetricsSample) => Promise.resolve(own))
     this.get('/metrics', async (req, res) => {

@@ -40,7 +40,8 @@ export function buyHandler(
       refusal:
         REFUSALS[query.get('error') ?? ''] ?? (query.has('error') ? 'The checkout could not be started.' : undefined),
     })
-    serveResource(req, res, { ...resource('/buy', page, 'text/html; charset=utf-8'), csp })
+    // Made for each request: small, and not worth compressing each time.
+    serveResource(req, res, { ...resource('/buy', page, 'text/html; charset=utf-8', false), csp })
   }
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { chosenEncoding, encode, encodedEtag, type Encoded } from '../runtime/encodings.js'
 import { etagOf } from '../runtime/etag.js'
 import { unchanged } from '../runtime/revalidation.js'
 import { send, sendEmpty, type ApiResponse } from '../runtime/send.js'
@@ -13,6 +14,8 @@ export interface Resource {
   readonly cacheControl: string
   /** Its own Content-Security-Policy, when it needs more than CONTENT_SECURITY_POLICY allows. */
   readonly csp?: string
+  /** The body compressed at start-up, for the clients that take it; none for a small or binary body. */
+  readonly encoded?: Encoded | undefined
 }
 
 /**
@@ -23,8 +26,9 @@ export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /** A document at a fixed address: revalidated on each use, so a deploy shows at once. */
-export function resource(path: string, body: string | Buffer, contentType: string): Resource {
-  return { path, body, contentType, etag: etagOf(body), cacheControl: 'no-cache' }
+export function resource(path: string, body: string | Buffer, contentType: string, compress = true): Resource {
+  const encoded = compress ? encode(body, contentType) : undefined
+  return { path, body, contentType, etag: etagOf(body), cacheControl: 'no-cache', encoded }
 }
 
 /**
@@ -39,16 +43,22 @@ export function asset(name: string, extension: string, body: string, contentType
     contentType,
     etag,
     cacheControl: 'public, max-age=31536000, immutable',
+    encoded: encode(body, contentType),
   }
 }
 
 export function serveResource(req: IncomingMessage, res: ApiResponse, resource: Resource): void {
-  const headers = {
-    ETag: resource.etag,
+  const encoding = chosenEncoding(req.headers['accept-encoding'], resource.encoded)
+  const etag = encodedEtag(resource.etag, encoding)
+  const headers: Record<string, string> = {
+    ETag: etag,
     'Cache-Control': resource.cacheControl,
     'Content-Security-Policy': resource.csp ?? CONTENT_SECURITY_POLICY,
     'Referrer-Policy': 'same-origin',
   }
-  if (unchanged(req.headers['if-none-match'], resource.etag)) sendEmpty(res, 304, headers)
-  else send(req, res, 200, resource.body, headers, resource.contentType)
+  if (resource.encoded !== undefined) headers.Vary = 'Accept-Encoding'
+  if (unchanged(req.headers['if-none-match'], etag)) return sendEmpty(res, 304, headers)
+  if (encoding !== undefined) headers['Content-Encoding'] = encoding
+  const body = encoding === undefined ? resource.body : resource.encoded![encoding]
+  send(req, res, 200, body, headers, resource.contentType)
 }
