@@ -442,6 +442,12 @@ t.test('the figures on the pages are those of the snapshot served, and follow a 
     )
     for (const path of ['/', '/docs'])
       t.match((await fetch(path)).text, `<time datetime="${manifest.as_of}">`, `${label}: ${path} tells the as-of date`)
+    t.match(
+      (await fetch('/')).text,
+      `built <time datetime="${manifest.created_at}">`,
+      `${label}: the home page tells when the snapshot was built, not a promise of "nightly"`,
+    )
+    t.notMatch((await fetch('/')).text, /nightly/i)
   }
   t.equal(built.snapshot.manifest.counts.listings_kept, 1234)
   await shows(built.snapshot.manifest, 'the first snapshot')

@@ -36,12 +36,11 @@ ${
     ? html`<li>Aggregated from publicly available listings</li>`
     : html`<li>Aggregated from ${facts.listings} listings</li>
 <li>${facts.makes} makes, ${facts.models} models</li>
-<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time></li>`
+<li>Data as of <time datetime="${facts.asOf}">${facts.asOfText}</time>, built <time datetime="${facts.built}">${facts.builtText}</time></li>`
 }
 <li>Prices in PLN</li>
 <li>All ${VOIVODESHIPS.length} voivodeships</li>
 <li>Up to ${HISTORY_MONTHS} months of history</li>
-<li>Refreshed nightly</li>
 </ul>
 <div class="actions">
 <a class="button" href="${site.base}/register">Get a free key with ${SIGNUP_CREDITS} credits</a>

@@ -75,12 +75,12 @@ export function llmsTxt(site: Site): string {
     facts === undefined
       ? 'aggregated from publicly available listings'
       : `aggregated from ${facts.listings} listings of ${facts.makes} makes and ${facts.models} models` +
-        ` (data as of ${facts.asOf})`
+        ` (data as of ${facts.asOf}, built ${facts.built.slice(0, 10)})`
   const smallest = PLANS[0]
   const largest = PLANS[PLANS.length - 1]!
   return `# carmarket: ${api.title}
 
-> ${api.description} Statistics only, never individual listings: ${source}, ${VOIVODESHIPS.length} voivodeships, up to ${HISTORY_MONTHS} months of monthly history, refreshed nightly. Valuations are statistical estimates, not offers.
+> ${api.description} Statistics only, never individual listings: ${source}, ${VOIVODESHIPS.length} voivodeships, up to ${HISTORY_MONTHS} months of monthly history. Valuations are statistical estimates, not offers.
 
 - Base URL: ${api.server}. Every answer is JSON: \`{"status":"success","data":{...}}\` or \`{"status":"error","error":{"code":"...","message":"..."}}\`.
 - Authentication: send the key in the \`${api.keyHeader}\` header. ${demo} A header that is present but empty or unknown is 401 UNAUTHORIZED.
