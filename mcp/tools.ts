@@ -1,6 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ChartName } from '../charts/charts.js'
+import { MIN_LISTINGS } from '../format/schema.js'
 import { isJsonObject, type JsonObject } from './json.js'
+import { USE } from './tool-guidance.js'
 
 /**
  * The API operation behind each tool. Only the names are chosen here: everything else a
@@ -170,5 +172,25 @@ export function toolset(document: JsonObject): Toolset {
       needsKey: !anonymous(operation.security ?? document.security),
     }
   })
-  return { tools, instructions: String(at(document, 'info').description) }
+  return { tools, instructions: instructionsFor(tools) }
+}
+
+/**
+ * What the server tells the client's model when it connects: which tool answers which
+ * question, what to do when a name is not found or the data are thin, and what costs
+ * credits. Written for a model choosing tools; the HTTP protocol's own means (ETags,
+ * Idempotency-Keys, batches) are no concern of an MCP client.
+ */
+function instructionsFor(tools: readonly ToolDefinition[]): string {
+  return [
+    'Statistics of the Polish used-car market (asking prices in PLN, 16 voivodeships, monthly history), aggregated from a marketplace’s listings; never an individual listing.',
+    '',
+    'Choose the tool by the question:',
+    ...tools.map((d) => `- ${d.tool.name}${d.needsKey ? ' (with a key)' : ''}: ${USE.get(d.path) ?? d.tool.title}`),
+    '',
+    'Names: pass the make and model as a person writes them (VW, Golf, Skoda Octavia); they are matched to the catalogue. When one is not found (NOT_FOUND), call list_models with the make (or list_makes) and ask again with a name it lists, rather than guessing.',
+    `Thin data: a model-year with fewer than ${MIN_LISTINGS} listings answers INSUFFICIENT_DATA; try a neighbouring year, or drop the fuel, gearbox or mileage filter.`,
+    'Costs: each market tool costs credits with a key (its description says how many), or counts against the keyless demo tier; the catalogue and account tools are free, and a call that fails costs nothing.',
+    'Charts: the tools that offer `chart: true` also return the answer drawn as an SVG image, at no extra cost.',
+  ].join('\n')
 }

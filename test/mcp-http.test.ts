@@ -322,3 +322,14 @@ t.test('tools have titles and annotations, and take every spelling the API takes
     'and the API reads it (an answer, or too few listings of that fuel)',
   )
 })
+
+t.test("the server's instructions are written for a model choosing tools", async (t) => {
+  const { base } = await setup(t)
+  const { client } = await connect(t, base)
+  const instructions = client.getInstructions() ?? ''
+  for (const { name } of (await client.listTools()).tools)
+    t.match(instructions, new RegExp(`^- ${name}( \\(with a key\\))?: \\S`, 'm'), `${name}: which question it answers`)
+  t.match(instructions, /NOT_FOUND\), call list_models/, 'what to do when a name is not found')
+  t.match(instructions, /INSUFFICIENT_DATA/, 'and when the data are thin')
+  t.notMatch(instructions, /ETag|Idempotency|batch/i, 'nothing an MCP client cannot use')
+})
