@@ -282,7 +282,7 @@ function chartPath(name: ChartName, maxYear: number): Schema {
       ...get,
       operationId: `${get.operationId}Chart`,
       summary: `${text.summary} as an SVG chart (${credits} credits)`,
-      description: `The answer of GET /v1/market/${name} with the same parameters, drawn as an SVG image to put in a page, a report or a chat answer: a <title> and, in its <desc>, every figure it draws in words. Metered exactly as that call (${credits} credits, the demo tier without X-API-Key, failures free, ${IDEMPOTENCY_HEADER}, ETag revalidation); a failure is the usual JSON error.`,
+      description: `The answer of GET /v1/market/${name} with the same parameters, drawn as an SVG image to put in a page, a report or a chat answer: a \`<title>\` and, in its \`<desc>\`, every figure it draws in words. Metered exactly as that call (${credits} credits, the demo tier without X-API-Key, failures free, ${IDEMPOTENCY_HEADER}, ETag revalidation); a failure is the usual JSON error.`,
       tags: ['charts'],
       responses: {
         ...get.responses,

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Marked } from 'marked'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import type { Manifest } from '../format/schema.js'
@@ -72,6 +73,11 @@ async function serve(t: Test) {
     }
   }
   return { fetch, resolves, built, ledger, child, base }
+}
+
+/** A description of the document as its Markdown renders (marked, inline). */
+function markdown(text: string): string {
+  return new Marked().parseInline(text) as string
 }
 
 function escapeHtml(text: string): string {
@@ -154,9 +160,9 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
   t.same([...sections.keys()].sort(), expected.map((e) => e.name).sort(), 'one section per operation')
   for (const { name, operation } of expected) {
     const section = sections.get(name) ?? ''
-    t.ok(section.includes(escapeHtml(operation.summary.replace(/ \(\d+ credits\)$/, ''))), `${name}: summary`)
+    t.ok(section.includes(markdown(operation.summary.replace(/ \(\d+ credits\)$/, ''))), `${name}: summary`)
     if (operation.description !== undefined)
-      t.ok(section.includes(escapeHtml(operation.description)), `${name}: description`)
+      t.ok(section.includes(markdown(operation.description)), `${name}: description`)
     if (operation['x-credits'] !== undefined)
       t.ok(
         section.includes(operation['x-credits'] === 0 ? 'Free (0 credits)' : `${operation['x-credits']} credits`),
@@ -169,7 +175,7 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
         ),
         `${name}: ${p.name}, where and whether required`,
       )
-      t.ok(section.includes(escapeHtml(p.description)), `${name}: ${p.name} description`)
+      t.ok(section.includes(markdown(p.description)), `${name}: ${p.name} description`)
       for (const value of p.schema.enum ?? [])
         t.ok(section.includes(escapeHtml(JSON.stringify(value))), `${name}: ${p.name} accepts ${value}`)
       if (p.schema.minimum !== undefined)
@@ -184,7 +190,7 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
       )
     }
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
-      const row = `<tr><td>${status}</td><td data-label="Meaning">${escapeHtml(response.description)}</td>`
+      const row = `<tr><td>${status}</td><td data-label="Meaning">${markdown(response.description)}</td>`
       t.ok(section.includes(row), `${name}: ${status}`)
       for (const code of Object.keys(response.content?.['application/json']?.examples ?? {}))
         t.ok(section.includes(`<code>${code}</code>`), `${name}: ${status} ${code}`)
@@ -526,4 +532,16 @@ t.test('/robots.txt keeps crawlers to the pages; /favicon.ico is an icon', async
     return size
   })
   t.same(images, [16, 32])
+})
+
+t.test("the document's Markdown is rendered on the pages: no raw backticks outside code", async (t) => {
+  const { fetch } = await serve(t)
+  for (const path of ['/', '/docs']) {
+    const prose = (await fetch(path)).text
+      .replace(/<pre[\s\S]*?<\/pre>/g, '')
+      .replace(/<code>[\s\S]*?<\/code>/g, '')
+      .replace(/<script[\s\S]*?<\/script>/g, '')
+    t.notOk(prose.includes('`'), `${path}: every \`code\` of the descriptions is rendered`)
+  }
+  t.match((await fetch('/docs')).text, '<code>fuel_type</code>', 'as code')
 })

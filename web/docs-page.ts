@@ -2,6 +2,7 @@ import type { ApiView, KeyUse, OperationView } from './api-view.js'
 import { KEY_VARIABLE, curlExample } from './curl.js'
 import { exampleAnswer, exampleOf } from './example.js'
 import { figures } from './figures.js'
+import { prose } from './prose.js'
 import { html, type Html } from './html.js'
 import { layout } from './layout.js'
 import { prettyJson } from './pretty-json.js'
@@ -25,7 +26,7 @@ export function docsPage(site: Site): string {
 <nav class="toc" aria-label="Contents">${contents(api)}</nav>
 <div>
 <h1>${api.title}: API reference</h1>
-<p class="lead">${api.description}</p>
+<p class="lead">${prose(api.description)}</p>
 <ul class="meta">
 <li>Version ${api.version}</li>
 <li>Base URL <code>${api.server}</code></li>
@@ -55,7 +56,7 @@ ${mcpSection(site)}
 ${api.tags.map(
   (tag) => html`<section id="${tag.name}" aria-labelledby="${tag.name}-title">
 <h2 id="${tag.name}-title">${capitalised(tag.name)}</h2>
-<p class="tag-description">${tag.description}</p>
+<p class="tag-description">${prose(tag.description)}</p>
 ${tag.operations.map((o) => operationSection(site, o))}
 </section>`,
 )}
@@ -136,8 +137,8 @@ function operationSection(site: Site, o: OperationView): Html {
     o.credits === undefined ? false : html`<li>${o.credits === 0 ? 'Free (0 credits)' : `${o.credits} credits`}</li>`
   return html`<article class="operation" id="${o.anchor}" aria-labelledby="${o.anchor}-title">
 <h3 id="${o.anchor}-title"><span class="method ${o.method.toLowerCase()}">${o.method}</span><code>${o.path}</code></h3>
-<p><strong>${o.title}</strong></p>
-${o.description === undefined ? false : html`<p>${o.description}</p>`}
+<p><strong>${prose(o.title)}</strong></p>
+${o.description === undefined ? false : html`<p>${prose(o.description)}</p>`}
 <ul class="meta">${credits}<li>${KEY_USE[o.key]}</li></ul>
 ${
   o.parameters.length === 0
@@ -148,7 +149,7 @@ ${table(
   o.parameters.map((p) => [
     named(p.name, `${p.location}, ${p.required ? 'required' : 'optional'}`),
     p.accepts,
-    html`${p.description}${p.example === undefined ? false : html` Example: <code>${p.example}</code>.`}`,
+    html`${prose(p.description)}${p.example === undefined ? false : html` Example: <code>${p.example}</code>.`}`,
   ]),
 )}`
 }
@@ -164,7 +165,7 @@ ${exampleAnswer(example)}
 <h4>Responses</h4>
 ${table(
   [{ label: 'Status' }, { label: 'Meaning' }, { label: 'Error codes' }],
-  o.responses.map((r) => [r.status, r.description, codeList(r.codes)]),
+  o.responses.map((r) => [r.status, prose(r.description), codeList(r.codes)]),
 )}
 </article>`
 }
@@ -178,7 +179,7 @@ function errorTable(api: ApiView): Html {
   const rows = [...codes].sort(([a, x], [b, y]) => x.status.localeCompare(y.status) || a.localeCompare(b))
   return table(
     [{ label: 'Code' }, { label: 'Meaning' }],
-    rows.map(([code, r]) => [named(code, `HTTP ${r.status}`), r.description]),
+    rows.map(([code, r]) => [named(code, `HTTP ${r.status}`), prose(r.description)]),
   )
 }
 

@@ -6,6 +6,7 @@ import { KEY_VARIABLE, curlExample } from './curl.js'
 import { exampleAnswer, exampleOf } from './example.js'
 import { figures } from './figures.js'
 import { html, type Html } from './html.js'
+import { prose } from './prose.js'
 import { layout } from './layout.js'
 import { count, dollars } from '../format/amounts.js'
 import type { Site } from './site.js'
@@ -88,7 +89,7 @@ ${table(
   ],
   market.map((o) => [
     html`<a href="${site.base}/docs#${o.anchor}">${o.title}</a><br><code>${o.method} ${o.path}</code>`,
-    o.lead,
+    prose(o.lead),
     o.credits ?? 0,
     dollars((o.credits ?? 0) * CREDIT_USD),
   ]),
