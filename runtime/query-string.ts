@@ -39,3 +39,6 @@ function decode(raw: string, parameter: string): string {
     })
   }
 }
+
+/** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
+export const MAX_URL_LENGTH = 2048

@@ -31,7 +31,7 @@ import { Refusals } from './refusals.js'
 import { RequestLog, requestId } from './request-log.js'
 import type { MailDelivery } from './mail-delivery.js'
 import type { Mailer } from './mailer.js'
-import { parseQuery } from './query-string.js'
+import { MAX_URL_LENGTH, parseQuery } from './query-string.js'
 import { Registration } from './registration.js'
 import { usageLimit } from './usage-limit.js'
 import { logEvent } from './events.js'
@@ -116,8 +116,6 @@ export const DRAIN_MS = 10_000
 const FORM = 'application/x-www-form-urlencoded'
 /** Seconds a caller refused for want of storage is told to wait. */
 const STORAGE_RETRY_SECONDS = 5
-/** Longer request targets are refused before any parsing (the longest real one is a few hundred bytes). */
-export const MAX_URL_LENGTH = 2048
 const SWEEP_MS = 10 * 60_000
 /** A chart, opened by itself in a browser, runs nothing and loads nothing: it is an image. */
 const SVG = {

@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Marked } from 'marked'
+import { BATCH as BATCH_LIMITS } from '../runtime/batch-call.js'
+import { MAX_BODY_BYTES } from '../runtime/json-body.js'
+import { MAX_MCP_BODY_BYTES } from '../runtime/mcp-route.js'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import type { Manifest } from '../format/schema.js'
@@ -544,4 +547,24 @@ t.test("the document's Markdown is rendered on the pages: no raw backticks outsi
     t.notOk(prose.includes('`'), `${path}: every \`code\` of the descriptions is rendered`)
   }
   t.match((await fetch('/docs')).text, '<code>fuel_type</code>', 'as code')
+})
+
+t.test('the table of error codes gives each code a meaning of its own, every limit from its home', async (t) => {
+  const { fetch } = await serve(t)
+  const page = (await fetch('/docs')).text
+  const rows = [
+    ...page.matchAll(
+      /<tr><td><code>([A-Z_]+)<\/code><br><span class="small muted">HTTP \d+<\/span><\/td><td data-label="Meaning">(.*?)<\/td><\/tr>/g,
+    ),
+  ]
+  const meanings = rows.map((row) => row[2]!)
+  t.ok(rows.length >= 15, `${rows.length} codes`)
+  t.equal(new Set(meanings).size, meanings.length, 'no two codes share a meaning')
+  const tooLarge = rows.find((row) => row[1] === 'PAYLOAD_TOO_LARGE')?.[2] ?? ''
+  for (const limit of [
+    `${MAX_BODY_BYTES / 1024} KiB`,
+    `${BATCH_LIMITS.maxBodyBytes / 1024} KiB`,
+    `${MAX_MCP_BODY_BYTES / 1024} KiB`,
+  ])
+    t.match(tooLarge, limit, `PAYLOAD_TOO_LARGE quotes ${limit}`)
 })

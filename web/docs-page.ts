@@ -3,6 +3,8 @@ import { KEY_VARIABLE, curlExample } from './curl.js'
 import { exampleAnswer, exampleOf } from './example.js'
 import { figures } from './figures.js'
 import { prose } from './prose.js'
+import { ERROR_MEANINGS } from '../runtime/error-meanings.js'
+import type { ErrorCode } from '../query/api-error.js'
 import { html, type Html } from './html.js'
 import { layout } from './layout.js'
 import { prettyJson } from './pretty-json.js'
@@ -170,16 +172,15 @@ ${table(
 </article>`
 }
 
-/** Every error code the document names, with its status and where it first appears. */
+/** Every error code the document names, with its status and what it means (ERROR_MEANINGS). */
 function errorTable(api: ApiView): Html {
-  const codes = new Map<string, { status: string; description: string }>()
+  const codes = new Map<string, string>()
   for (const o of api.operations)
-    for (const r of o.responses)
-      for (const c of r.codes) if (!codes.has(c)) codes.set(c, { status: r.status, description: r.description })
-  const rows = [...codes].sort(([a, x], [b, y]) => x.status.localeCompare(y.status) || a.localeCompare(b))
+    for (const r of o.responses) for (const c of r.codes) if (!codes.has(c)) codes.set(c, r.status)
+  const rows = [...codes].sort(([a, x], [b, y]) => x.localeCompare(y) || a.localeCompare(b))
   return table(
     [{ label: 'Code' }, { label: 'Meaning' }],
-    rows.map(([code, r]) => [named(code, `HTTP ${r.status}`), prose(r.description)]),
+    rows.map(([code, status]) => [named(code, `HTTP ${status}`), prose(ERROR_MEANINGS[code as ErrorCode])]),
   )
 }
 
