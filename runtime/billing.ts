@@ -10,6 +10,7 @@ import { logEvent } from './events.js'
 import { keyMail } from './key-mail.js'
 import type { Clock } from './limits.js'
 import type { Links } from './links.js'
+import type { CountBusiness } from './metrics.js'
 import { MailUnavailable, type Mailer } from './mailer.js'
 import { providerSession, type ProviderSession, type VerifiedEvent } from './checkout-session.js'
 import type { StripeCheckout } from './stripe-checkout.js'
@@ -54,6 +55,8 @@ export class Billing {
     private readonly counters: Counters,
     private readonly clock: Clock,
     private readonly links: Links,
+    /** Told of the credits each paid session grants, for /metrics. */
+    private readonly count: CountBusiness = () => {},
   ) {}
 
   /**
@@ -128,6 +131,7 @@ export class Billing {
     }
     const grant = await this.ledger.payments.grantPaid(paid)
     if (grant.outcome === 'granted') {
+      this.count('credits_sold', paid.credits)
       if (grant.key !== null) await this.mailKey(grant.account, grant.key, paid.credits)
       else await this.sendReceipt(grant.account, grant.payment)
       return { received: true, handled: true, outcome: 'granted' }

@@ -1,6 +1,7 @@
 import { LedgerError } from '../ledger/ledger-error.js'
 import type { Account, Call, Charges, ChargesResult, IdempotentCall, Ledger, StoredAnswer } from '../ledger/types.js'
 import { ApiError } from '../query/api-error.js'
+import type { CountBusiness } from './metrics.js'
 import { authenticate } from './authenticate.js'
 import { ClientGone } from './client-gone.js'
 import { idempotencyRefusal } from './idempotency.js'
@@ -33,6 +34,8 @@ export class Metering {
     readonly refusals: Refusals,
     /** Told when a write that only tidies up (a refund record, a key let go) could not be made: the ledger is failing. */
     private readonly onLedgerFailure: () => void,
+    /** Told the credits each request's charges took, for /metrics. */
+    private readonly count: CountBusiness = () => {},
   ) {}
 
   /** The account of an X-API-Key header (401 as authenticate), undefined without one; the exchange learns it. */
@@ -67,7 +70,12 @@ export class Metering {
     charges: Charges,
   ): Promise<Extract<ChargesResult, { ok: true }> | { readonly ok: false; readonly answer: StoredAnswer }> {
     const result = await this.ledger.chargeAll(account.id, charges)
-    if (result.ok) return result
+    if (result.ok) {
+      let spent = 0
+      for (const outcome of result.outcomes) if (outcome.charged) spent -= outcome.entry.credits
+      this.count('credits_spent', spent)
+      return result
+    }
     switch (result.reason) {
       case 'replayed':
         return result

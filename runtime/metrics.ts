@@ -7,6 +7,11 @@ export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 /** The label a request whose path matched no route is counted under (never the path itself). */
 export const UNMATCHED = 'unmatched'
 
+/** What a business watches, counted by the processes that do it: accounts registered, credits bought and spent. */
+export type BusinessCount = 'registrations' | 'credits_sold' | 'credits_spent'
+/** Tells the metrics that `n` more of `what` happened. */
+export type CountBusiness = (what: BusinessCount, n: number) => void
+
 /** One route's requests: counts by status, and the latency histogram (per bucket, not cumulative). */
 export interface RouteSample {
   readonly statuses: Record<string, number>
@@ -39,6 +44,8 @@ export interface MetricsSample {
   readonly resident_bytes: number
   /** Mail handed to the relay, tried again later, and given up, by the processes that send it. */
   readonly mail: Record<string, number>
+  /** Accounts registered, credits sold and spent (BusinessCount). */
+  readonly business: Record<string, number>
   /** The mail queue (one for the deployment) as last seen by a process that sends mail; null where none does. */
   readonly mail_queue: { readonly queued: number; readonly failed: number } | null
 }
@@ -68,6 +75,11 @@ export class Metrics {
   private readonly routes = new Map<string, RouteCounts>()
   private readonly errors = new Map<string, number>()
   private readonly swaps = { swapped: 0, refused: 0 }
+  private readonly business: Record<BusinessCount, number> = { registrations: 0, credits_sold: 0, credits_spent: 0 }
+
+  readonly count: CountBusiness = (what, n) => {
+    this.business[what] += n
+  }
 
   observe(route: string | null, status: number, seconds: number): void {
     const name = route ?? UNMATCHED
@@ -109,6 +121,7 @@ export class Metrics {
         served === undefined ? [] : [{ build_id: served.build_id, as_of: served.as_of, created_at: served.created_at }],
       resident_bytes: process.memoryUsage.rss(),
       mail: { ...mail?.counts },
+      business: { ...this.business },
       mail_queue: mail?.depth ?? null,
     }
   }
@@ -140,6 +153,7 @@ export function mergeSamples(samples: readonly MetricsSample[]): MetricsSample {
     snapshots: samples.flatMap((s) => s.snapshots),
     resident_bytes: samples.reduce((n, s) => n + s.resident_bytes, 0),
     mail: samples.reduce((into, s) => addCounts(into, s.mail), {}),
+    business: samples.reduce((into, s) => addCounts(into, s.business), {}),
     // Every sender sees the one queue: the deepest view is the latest that matters.
     mail_queue: samples.reduce<MetricsSample['mail_queue']>(
       (deepest, s) =>
@@ -238,6 +252,17 @@ export function renderMetrics(sample: MetricsSample, now: number): string {
     for (const s of served) byBuild.set(s.build_id, (byBuild.get(s.build_id) ?? 0) + 1)
     for (const [build, n] of byBuild) lines.push(`carmarket_snapshot_processes{build_id=${label(build)}} ${n}`)
   }
+
+  family(lines, 'carmarket_registrations_total', 'counter', 'Accounts opened by registration.')
+  lines.push(`carmarket_registrations_total ${sample.business.registrations ?? 0}`)
+  family(
+    lines,
+    'carmarket_credits_total',
+    'counter',
+    'Credits sold (granted by a paid checkout) and spent (charged for a market call).',
+  )
+  lines.push(`carmarket_credits_total{kind="sold"} ${sample.business.credits_sold ?? 0}`)
+  lines.push(`carmarket_credits_total{kind="spent"} ${sample.business.credits_spent ?? 0}`)
 
   family(
     lines,

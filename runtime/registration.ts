@@ -5,6 +5,7 @@ import { keyPrefix, newKey } from '../ledger/keys.js'
 import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
+import type { CountBusiness } from './metrics.js'
 import { keyMail, type KeyOccasion } from './key-mail.js'
 import type { Mail } from '../ledger/types.js'
 import { MailUnavailable, type Mailer } from './mailer.js'
@@ -55,6 +56,8 @@ export class Registration {
     private readonly clock: Clock,
     /** The address callers reach the service at, without a trailing slash: the key e-mail's first call uses it. */
     private readonly publicUrl: string,
+    /** Told of each account opened, for /metrics. */
+    private readonly count: CountBusiness = () => {},
   ) {}
 
   async register(body: Record<string, unknown>, ip: string): Promise<object> {
@@ -162,6 +165,7 @@ export class Registration {
     await countWithin(this.counters, 'signup-account', now, ip, ACCOUNTS_PER_CLIENT_PER_DAY, today)
     try {
       const { account, key } = await this.ledger.createAccount(address, SIGNUP_CREDITS, 'signup_bonus', null, false)
+      this.count('registrations', 1)
       return { id: account.id, email: account.email, key, occasion: { account: 'new', credits: SIGNUP_CREDITS } }
     } catch (error) {
       // Another verification of the same mailbox won the race.

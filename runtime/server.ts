@@ -112,6 +112,8 @@ export interface RuntimeOptions {
  * connection) before it cuts the connections still open.
  */
 export const DRAIN_MS = 10_000
+/** Where the site's stylesheets, scripts and images are, each under an address of its own content's hash. */
+const ASSETS = '/assets/'
 /** A web form's body. */
 const FORM = 'application/x-www-form-urlencoded'
 /** Seconds a caller refused for want of storage is told to wait. */
@@ -208,7 +210,14 @@ export class Runtime {
       options.verifyKey,
     )
     describe(this.served.snapshot)
-    const metering = new Metering(this.ledger, this.demo, this.served, this.refusals, () => this.storage.note())
+    const metering = new Metering(
+      this.ledger,
+      this.demo,
+      this.served,
+      this.refusals,
+      () => this.storage.note(),
+      this.metrics.count,
+    )
     for (const operation of OPERATIONS) this.market(`/v1/market/${operation}`, meteredCall(metering, operation))
     for (const name of CHART_NAMES) {
       const draw = CHARTS[name]
@@ -255,7 +264,14 @@ export class Runtime {
         return { account_id: account.id, limit, transactions: await this.ledger.entries(account.id, limit) }
       }),
     )
-    const registration = new Registration(this.ledger, options.mailer, this.counters, clock, publicUrl)
+    const registration = new Registration(
+      this.ledger,
+      options.mailer,
+      this.counters,
+      clock,
+      publicUrl,
+      this.metrics.count,
+    )
     this.signIn = new SignIn(this.ledger, options.mailer, this.counters, clock, this.links)
     this.post('/v1/auth/register', async (req, res, _query, ip) =>
       sendData(req, res, JSON.stringify(await registration.register(await readJsonBody(req), ip))),
@@ -266,7 +282,15 @@ export class Runtime {
     const billing =
       options.checkout === undefined
         ? undefined
-        : new Billing(options.checkout, this.ledger, options.mailer, this.counters, clock, this.links)
+        : new Billing(
+            options.checkout,
+            this.ledger,
+            options.mailer,
+            this.counters,
+            clock,
+            this.links,
+            this.metrics.count,
+          )
     const noCheckout = () =>
       new ApiError(
         'NOT_FOUND',
@@ -569,7 +593,8 @@ export class Runtime {
         throw new ApiError('URI_TOO_LONG', `The request target is longer than ${MAX_URL_LENGTH} characters.`)
       const route = this.routes.get(path)
       // Known before the rate limit, so a refused request is logged and counted under its route.
-      if (route !== undefined) exchange.route = path
+      // An asset's address carries its hash, new at each deploy: counted under one label, so /metrics stays bounded.
+      if (route !== undefined) exchange.route = path.startsWith(ASSETS) ? `${ASSETS}*` : path
       // A browser's preflight asks before a call: answered from headers made at start, neither counted nor charged.
       if (api && req.method === 'OPTIONS') this.preflight(req, res, route, cors)
       else await this.dispatch(req, res, path, route, q < 0 ? '' : url.slice(q + 1), client, exchange)

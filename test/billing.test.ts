@@ -7,8 +7,9 @@ import { CHECKOUTS_PER_CLIENT_PER_HOUR } from '../runtime/billing.js'
 import { paymentMethodsFor } from '../runtime/stripe-checkout.js'
 import { freshDatabase } from './services.js'
 import { SECRET_KEY, StripeStandIn, WEBHOOK_SECRET } from './stripe-standin.js'
-import { CLI, build, carmarket, freshDir, outboxMail, rows, spawnServe, toCsv } from './support.js'
+import { CLI, build, carmarket, freshDir, metric, outboxMail, rows, spawnServe, toCsv } from './support.js'
 
+const GOLF = '/v1/market/valuation?make=VW&model=Golf&year=2017'
 const STRIPE_ENV = { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET }
 
 /** The CLI run with `env` added to the environment. */
@@ -91,7 +92,7 @@ async function shop(t: Test, options: { readonly ledger?: string; readonly runti
 }
 
 t.test('a new customer buys a plan by e-mail: Checkout Session, payment, credits and the key by e-mail', async (t) => {
-  const { standIn, checkout, me, usage, keyMailedTo, mail } = await shop(t)
+  const { standIn, checkout, me, usage, keyMailedTo, mail, call } = await shop(t)
   const started = await checkout({ plan: 5000, email: 'Buyer@Example.PL' })
   t.equal(started.status, 200)
   const { checkout_url, session_id, expires_at } = started.body.data
@@ -131,7 +132,11 @@ t.test('a new customer buys a plan by e-mail: Checkout Session, payment, credits
 
   const again = await standIn.pay(session_id)
   t.same(again.body.data.outcome, 'granted before', 'delivered again: nothing more')
-  t.equal((await me(key)).body.data.credits_remaining, 5_000)
+  t.equal((await call(GOLF, { headers: { 'x-api-key': key } })).status, 200)
+  const metrics = (await call('/metrics')).body as string
+  t.equal(metric(metrics, 'carmarket_credits_total{kind="sold"}'), 5_000, '/metrics: the credits sold, once')
+  t.equal(metric(metrics, 'carmarket_credits_total{kind="spent"}'), 8, 'and spent')
+  t.equal((await me(key)).body.data.credits_remaining, 5_000 - 8)
   t.equal(mail('buyer@example.pl').length, 1, 'and no second e-mail')
 })
 

@@ -79,6 +79,8 @@ t.test(
     const me = await request(`http://127.0.0.1:${server.port}/v1/account/me`, { headers: { 'x-api-key': key } })
     t.equal(me.statusCode, 200, 'the key mailed works')
     await me.body.dump()
+    const metrics = await (await request(`http://127.0.0.1:${server.port}/metrics`)).body.text()
+    t.equal(metric(metrics, 'carmarket_registrations_total'), 1, '/metrics counts the registration')
 
     t.notMatch(server.log(), key, 'the key is in no log line')
     t.notMatch(server.log(), code, 'nor the code')

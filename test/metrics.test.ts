@@ -37,6 +37,9 @@ t.test(
     t.equal(await get(valuation), 200)
     t.equal(await get(valuation), 429, 'the demo quota refuses')
     t.equal(await get('/no/such/route/acc_secret'), 404)
+    // The site's assets, whose addresses change with each deploy.
+    const assets = [...(await (await request(`${base}/register`)).body.text()).matchAll(/"(\/assets\/[^"]+)"/g)]
+    for (const [, asset] of assets) await get(asset!)
     // Another client, behind the trusted proxy: its own minute's budget.
     const client = { 'x-forwarded-for': '198.51.100.9' }
     for (let i = 0; i < 12; i++) await get('/livez', client)
@@ -59,6 +62,14 @@ t.test(
     t.equal(metric(text, 'carmarket_errors_total{code="RATE_LIMIT_EXCEEDED"}'), 1)
     t.equal(metric(text, 'carmarket_errors_total{code="INVALID_PARAMETER"}'), 1)
     t.equal(metric(text, 'carmarket_ledger_commits_total{kind="charge"}'), 2)
+    t.equal(metric(text, 'carmarket_credits_total{kind="spent"}'), 16, 'credits spent: two valuations')
+    t.ok(assets.length >= 2, 'assets were asked for')
+    t.equal(
+      metric(text, 'carmarket_http_requests_total{route="/assets/*",status="200"}'),
+      assets.length,
+      'under one label, whatever their hashes',
+    )
+    t.notMatch(text, /route="\/assets\/[a-z]/, 'no hashed address is a label')
     t.equal(metric(text, 'carmarket_ledger_commits_total{kind="failed_call"}'), 1, 'the refund entry of the 400')
 
     const count = metric(text, 'carmarket_http_request_duration_seconds_count{route="/v1/market/valuation"}')
