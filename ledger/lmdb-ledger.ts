@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { keyHash, keyPrefix, newKey, sameHash } from './keys.js'
 import { LedgerError } from './ledger-error.js'
+import { whole } from './lmdb-databases.js'
 import { LmdbMailQueue } from './lmdb-mail-queue.js'
 import { LmdbPayments } from './lmdb-payments.js'
 import { LmdbSessions } from './lmdb-sessions.js'
@@ -149,34 +150,27 @@ export class LmdbLedger implements Ledger {
     private readonly keyOrder: Database<string, [string, number]>,
   ) {
     this.writes = new LmdbWrites('the ledger', root)
-    this.mail = new LmdbMailQueue(root.openDB(whole('mail_waiting')), root.openDB(whole('mail_failed')), (work) =>
-      this.commit('mail', work),
-    )
+    this.mail = new LmdbMailQueue(root, (work) => this.commit('mail', work))
     this.sessions = new LmdbSessions(
-      root.openDB(whole('session_records')),
+      root,
       (id) => {
         const account = this.accounts.get(id)
         return account === undefined ? undefined : publicAccount(account)
       },
       (work) => this.commit('session', work),
     )
-    this.payments = new LmdbPayments(
-      root.openDB(whole('payment_records')),
-      root.openDB({ name: 'payment_intents' }),
-      root.openDB(whole('payment_pending')),
-      {
-        commit: (work) => this.commit('payment', work),
-        account: (id) => this.accounts.get(id),
-        accountOfMailbox: (mailbox) => {
-          const id = this.emails.get(mailbox)
-          return id === undefined ? undefined : this.accounts.get(id)
-        },
-        open: (parsed, key, credits, reference) => this.openAccountNow(parsed, key, credits, 'grant', reference, false),
-        add: (account, type, credits, reference) => this.addEntryNow(account, type, credits, reference),
-        publicAccount,
-        entries: (id) => [...this.history.getRange({ start: [id, 0], end: [id, Infinity] }).map(({ value }) => value)],
+    this.payments = new LmdbPayments(root, {
+      commit: (work) => this.commit('payment', work),
+      account: (id) => this.accounts.get(id),
+      accountOfMailbox: (mailbox) => {
+        const id = this.emails.get(mailbox)
+        return id === undefined ? undefined : this.accounts.get(id)
       },
-    )
+      open: (parsed, key, credits, reference) => this.openAccountNow(parsed, key, credits, 'grant', reference, false),
+      add: (account, type, credits, reference) => this.addEntryNow(account, type, credits, reference),
+      publicAccount,
+      entries: (id) => [...this.history.getRange({ start: [id, 0], end: [id, Infinity] }).map(({ value }) => value)],
+    })
   }
 
   static open(dir: string): LmdbLedger {
@@ -657,11 +651,6 @@ export class LmdbLedger implements Ledger {
     // lmdb-js would wait for the writes a broken environment never settles; the process is ending.
     return this.writes.broken ? Promise.resolve() : this.root.close()
   }
-}
-
-/** A database of records each written whole, its keys in its own value (RECORD_DATABASES). */
-function whole(name: string) {
-  return { name, encoder: { useRecords: false } }
 }
 
 /** A database of records of layouts 1 and 2: their shapes stored once in the database, read to upgrade it. */

@@ -1,4 +1,5 @@
-import type { Database } from 'lmdb'
+import type { Database, RootDatabase } from 'lmdb'
+import { opened, whole } from './lmdb-databases.js'
 import { newKey } from './keys.js'
 import { parseEmail } from './mailbox.js'
 import { laterTotals, paymentReference, reversalOf, reversalReference, type RefundTotals } from './payment-terms.js'
@@ -28,15 +29,41 @@ export interface AccountSteps<Stored extends { readonly id: string; readonly bal
  * transaction as the grant or reversal entry they make.
  */
 export class LmdbPayments<Stored extends { readonly id: string; readonly balance: number }> implements Payments {
+  /**
+   * Its databases, opened when first used (as the mail queue's, lmdb-mail-queue.ts): the payments by session, the
+   * sessions by payment intent, and the refund and dispute totals told before their payment was granted.
+   */
+  private readonly databases: () => {
+    readonly records: Database<Payment, string>
+    readonly intents: Database<string, string>
+    readonly pending: Database<RefundTotals, string>
+  }
+
   constructor(
-    private readonly records: Database<Payment, string>,
-    private readonly intents: Database<string, string>,
-    /** Refund and dispute totals told before their payment was granted, by payment intent. */
-    private readonly pending: Database<RefundTotals, string>,
+    root: RootDatabase,
     private readonly steps: AccountSteps<Stored>,
-  ) {}
+  ) {
+    this.databases = opened(() => ({
+      records: root.openDB<Payment, string>(whole('payment_records')),
+      intents: root.openDB<string, string>({ name: 'payment_intents' }),
+      pending: root.openDB<RefundTotals, string>(whole('payment_pending')),
+    })).get
+  }
+
+  private get records(): Database<Payment, string> {
+    return this.databases().records
+  }
+
+  private get intents(): Database<string, string> {
+    return this.databases().intents
+  }
+
+  private get pending(): Database<RefundTotals, string> {
+    return this.databases().pending
+  }
 
   async grantPaid(session: PaidSession): Promise<PaymentGrant> {
+    this.databases()
     const parsed = parseEmail(session.email)
     if (!parsed.ok) throw new LedgerError('invalid_email', parsed.message)
     const key = newKey()
@@ -90,6 +117,7 @@ export class LmdbPayments<Stored extends { readonly id: string; readonly balance
   }
 
   async reverse(paymentIntent: string, totals: RefundTotals): Promise<PaymentReversal | 'pending'> {
+    this.databases()
     return this.steps.commit((): PaymentReversal | 'pending' => {
       const session = this.intents.get(paymentIntent)
       const payment = session === undefined ? undefined : this.records.get(session)

@@ -1,4 +1,5 @@
-import type { Database } from 'lmdb'
+import type { Database, RootDatabase } from 'lmdb'
+import { opened, whole } from './lmdb-databases.js'
 import type { Account, Sessions } from './types.js'
 
 interface StoredSession {
@@ -8,14 +9,24 @@ interface StoredSession {
 
 /** Sessions in database `session_records` of the LMDB ledger: a token's hash to its account and end. */
 export class LmdbSessions implements Sessions {
+  /** Its database, opened when first used (as the mail queue's, lmdb-mail-queue.ts). */
+  private readonly database: { readonly get: () => Database<StoredSession, string>; readonly opened: () => boolean }
+
   constructor(
-    private readonly records: Database<StoredSession, string>,
+    root: RootDatabase,
     private readonly accountOf: (id: string) => Account | undefined,
     /** Runs `work` in a write transaction of the ledger; resolves once committed. */
     private readonly commit: <T>(work: () => T) => Promise<T>,
-  ) {}
+  ) {
+    this.database = opened(() => root.openDB<StoredSession, string>(whole('session_records')))
+  }
+
+  private get records(): Database<StoredSession, string> {
+    return this.database.get()
+  }
 
   async open(tokenHash: string, accountId: string, expires: number): Promise<void> {
+    this.database.get()
     await this.commit(() => void this.records.put(tokenHash, { account: accountId, expires }))
   }
 
@@ -25,10 +36,13 @@ export class LmdbSessions implements Sessions {
   }
 
   async close(tokenHash: string): Promise<void> {
+    this.database.get()
     await this.commit(() => void this.records.remove(tokenHash))
   }
 
+  /** Swept by the processes that keep sessions: one that never signed anybody in leaves the database unopened. */
   async sweep(now: number): Promise<void> {
+    if (!this.database.opened()) return
     const ended = [...this.records.getRange()].filter(({ value }) => value.expires <= now).map(({ key }) => key)
     if (ended.length === 0) return
     await this.commit(() => {
