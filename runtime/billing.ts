@@ -1,5 +1,5 @@
 import { LedgerError } from '../ledger/ledger-error.js'
-import { type Account, type Counters, type Ledger, type PaidSession, type Payment } from '../ledger/types.js'
+import type { Account, Counters, Ledger, Mail, PaidSession, Payment } from '../ledger/types.js'
 import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { PLANS, PLAN_CURRENCY, planAmount } from '../query/prices.js'
 import { count, dollars } from '../format/amounts.js'
@@ -11,7 +11,7 @@ import { keyMail } from './key-mail.js'
 import type { Clock } from './limits.js'
 import type { Links } from './links.js'
 import type { CountBusiness } from './metrics.js'
-import { MailUnavailable, type Mailer } from './mailer.js'
+import { MailUnavailable, sendOrRefuse, type Mailer } from './mailer.js'
 import { providerSession, type ProviderSession, type VerifiedEvent } from './checkout-session.js'
 import type { StripeCheckout } from './stripe-checkout.js'
 
@@ -170,7 +170,11 @@ export class Billing {
   }
 
   private async mailKey(account: Account, key: string, credits: number): Promise<void> {
-    await this.mail(keyMail(account.email, key, { account: 'bought', credits }, this.links.publicUrl))
+    await sendOrRefuse(
+      this.mailer,
+      keyMail(account.email, key, { account: 'bought', credits }, this.links.publicUrl),
+      'The e-mail of this payment could not be queued; deliver the event again.',
+    )
     try {
       await this.ledger.keyDelivered(account.id)
     } catch (error) {
@@ -193,16 +197,6 @@ export class Billing {
         session: payment.session_id,
         account_id: account.id,
       })
-    }
-  }
-
-  private async mail(mail: Parameters<Mailer['send']>[0]): Promise<void> {
-    try {
-      await this.mailer.send(mail)
-    } catch (error) {
-      if (error instanceof MailUnavailable)
-        throw serviceUnavailable('The e-mail of this payment could not be queued; deliver the event again.', 60)
-      throw error
     }
   }
 }
@@ -229,7 +223,7 @@ export function paidSession(session: ProviderSession): PaidSession | undefined {
 }
 
 /** The receipt of a plan bought by a customer who has an account. */
-function receipt(account: Account, payment: Payment): Parameters<Mailer['send']>[0] {
+function receipt(account: Account, payment: Payment): Mail {
   return {
     kind: 'receipt',
     to: account.email,

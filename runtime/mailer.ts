@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { LedgerError } from '../ledger/ledger-error.js'
+import { serviceUnavailable } from '../query/api-error.js'
 import { privateDir } from '../ledger/private-files.js'
 import type { Mail, MailQueue } from '../ledger/types.js'
 import { messageOf } from '../format/message-of.js'
@@ -19,6 +20,22 @@ export interface Mailer {
 /** A message that could not be handed over (a full disk, a ledger that is down): nothing of it was sent. */
 export class MailUnavailable extends Error {
   override name = 'MailUnavailable'
+}
+
+/** Seconds after which a request whose e-mail could not be handed over is worth trying again. */
+const MAIL_RETRY_SECONDS = 60
+
+/**
+ * Hands `mail` over (of no use after `expires`, if given) for a request that waits on it:
+ * a 503 with `failure` and Retry-After when it cannot be.
+ */
+export async function sendOrRefuse(mailer: Mailer, mail: Mail, failure: string, expires?: number): Promise<void> {
+  try {
+    await mailer.send(mail, expires)
+  } catch (error) {
+    if (error instanceof MailUnavailable) throw serviceUnavailable(failure, MAIL_RETRY_SECONDS)
+    throw error
+  }
 }
 
 /**

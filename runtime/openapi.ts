@@ -18,6 +18,7 @@ import { USAGE_LIMIT } from './usage-limit.js'
 import { BATCH } from './batch-call.js'
 import { IDEMPOTENCY_HEADER } from './idempotency.js'
 import { IDEMPOTENCY } from '../ledger/types.js'
+import { ADDRESS_MAX_BYTES } from '../ledger/mailbox.js'
 import { CHART_NAMES, type ChartName } from '../charts/charts.js'
 
 type Schema = Record<string, unknown>
@@ -703,6 +704,10 @@ function schemas(): Record<string, Schema> {
   }
 }
 
+/** An e-mail address and a code of one, as the registration, sign-in and checkout bodies take them. */
+const EMAIL = { ...string, format: 'email', maxLength: ADDRESS_MAX_BYTES }
+const CODE = { ...string, pattern: '^[0-9]{6}$' }
+
 function authPath(
   operationId: string,
   summary: string,
@@ -916,7 +921,7 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
                   required: ['plan'],
                   properties: {
                     plan: { type: 'integer', enum: PLANS.map((p) => p.credits), description: "The plan's credits." },
-                    email: { ...string, format: 'email', maxLength: 254, description: 'Required without a key.' },
+                    email: { ...EMAIL, description: 'Required without a key.' },
                   },
                 },
                 example: { plan: PLANS[0].credits },
@@ -1016,28 +1021,28 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
       '/v1/auth/register': authPath(
         'register',
         'Send a 6-digit one-time code to an e-mail address (valid 10 minutes). The answer is the same whether or not the address has an account.',
-        { email: { ...string, format: 'email', maxLength: 254 } },
+        { email: EMAIL },
         { email: 'anna.nowak@example.pl' },
         { email: string, code_sent: { const: true }, expires_in: integer() },
       ),
       '/v1/auth/verify': authPath(
         'verifyCode',
         `Exchange the code for an account with ${SIGNUP_CREDITS} free credits, once per address; the key is e-mailed. For an address with an account, a new key is e-mailed instead, the previous one stops working, and no credits are given (a lost key). Five wrong codes use a code up.`,
-        { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
+        { email: EMAIL, code: CODE },
         { email: 'anna.nowak@example.pl', code: '042917' },
         { email: string, key_sent: { const: true } },
       ),
       '/v1/auth/sign-in': authPath(
         'signIn',
         'Sign in to the account page, step 1: e-mail a 6-digit code (valid 10 minutes) to the address of an account. The answer is the same whether or not the address has an account.',
-        { email: { ...string, format: 'email', maxLength: 254 } },
+        { email: EMAIL },
         { email: 'anna.nowak@example.pl' },
         { email: string, code_sent: { const: true }, expires_in: integer() },
       ),
       '/v1/auth/session': authPath(
         'openSession',
         `Sign in, step 2: the code for a session of ${SESSION_MS / 3_600_000} hours, in an HttpOnly cookie (${SESSION_COOKIE}, SameSite=Strict) that the account routes take instead of a key. Five wrong codes use a code up.`,
-        { email: { ...string, format: 'email', maxLength: 254 }, code: { ...string, pattern: '^[0-9]{6}$' } },
+        { email: EMAIL, code: CODE },
         { email: 'anna.nowak@example.pl', code: '042917' },
         { email: string, signed_in: { const: true }, expires_at: string },
       ),

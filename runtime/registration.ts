@@ -1,18 +1,15 @@
-import { createHash, randomInt } from 'node:crypto'
 import { LedgerError } from '../ledger/ledger-error.js'
 import { windowOf, type Account, type Counters, type Ledger } from '../ledger/types.js'
 import { keyPrefix, newKey } from '../ledger/keys.js'
-import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { Clock } from './limits.js'
 import type { CountBusiness } from './metrics.js'
 import { keyMail, type KeyOccasion } from './key-mail.js'
 import type { Mail } from '../ledger/types.js'
-import { MailUnavailable, type Mailer } from './mailer.js'
+import { sendOrRefuse, type Mailer } from './mailer.js'
+import { CODE_TTL_MS, MAX_ATTEMPTS, codeHash, codeOf, newCode, refuseUnlessRight } from './one-time-codes.js'
 import { checkFields, emailOf } from './body-fields.js'
 import { countWithin, tooMany } from './count-within.js'
-
-const CODE_TTL_MS = 10 * 60_000
 
 /** A key just issued for an account, to be e-mailed. */
 interface Issued {
@@ -22,14 +19,11 @@ interface Issued {
   readonly key: string
   readonly occasion: KeyOccasion
 }
-const MAX_ATTEMPTS = 5
 /** Codes sent per mailbox per hour, and per client address per hour. */
 export const CODES_PER_EMAIL = 3
 export const CODES_PER_IP = 20
 /** Accounts opened per client address per UTC day. */
 export const ACCOUNTS_PER_CLIENT_PER_DAY = 3
-/** Seconds after which a registration that could not send its e-mail is worth trying again. */
-const MAIL_RETRY_SECONDS = 60
 
 /**
  * Registration by e-mail one-time code (the web pages' back end): `register` e-mails a
@@ -70,7 +64,7 @@ export class Registration {
     // A code for an account goes to the account's own address, never to another spelling of its mailbox: whoever
     // verifies it gets the account's key.
     const registered = await this.ledger.accountByEmail(address)
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+    const code = newCode()
     await this.ledger.putCode(mailbox, codeHash(mailbox, code), now + CODE_TTL_MS)
     await this.send(
       {
@@ -97,15 +91,10 @@ export class Registration {
   async verify(body: Record<string, unknown>, ip: string): Promise<object> {
     checkFields(body, ['email', 'code'])
     const { address, mailbox } = emailOf(body)
-    const code = body.code
-    if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code))
-      throw invalidParameter('code', 'code must be the 6 digits sent by e-mail')
+    const code = codeOf(body)
     const now = this.clock()
     await this.refuseOverDailyAccounts(ip, now)
-    const check = await this.ledger.checkCode(mailbox, codeHash(mailbox, code), now, MAX_ATTEMPTS)
-    if (check === 'wrong') throw invalidParameter('code', 'The code is wrong.')
-    if (check === 'exhausted') throw invalidParameter('code', 'Too many wrong codes: ask for a new one.')
-    if (check !== 'ok') throw invalidParameter('code', 'There is no valid code for this address: ask for a new one.')
+    refuseUnlessRight(await this.ledger.checkCode(mailbox, codeHash(mailbox, code), now, MAX_ATTEMPTS))
     const opened = await this.openAccount(address, ip, now)
     if (opened !== undefined) await this.mailKey(opened)
     return { email: address, key_sent: true }
@@ -187,20 +176,11 @@ export class Registration {
   }
 
   /** Hands `mail` over (of no use after `expires`, if given); a 503 with `failure` when it cannot be. */
-  private async send(mail: Mail, failure: string, expires?: number): Promise<void> {
-    try {
-      await this.mailer.send(mail, expires)
-    } catch (error) {
-      if (error instanceof MailUnavailable) throw serviceUnavailable(failure, MAIL_RETRY_SECONDS)
-      throw error
-    }
+  private send(mail: Mail, failure: string, expires?: number): Promise<void> {
+    return sendOrRefuse(this.mailer, mail, failure, expires)
   }
 }
 
 function tooManyFor(who: string): string {
   return `Too many registration requests for ${who}; try later.`
-}
-
-function codeHash(mailbox: string, code: string): string {
-  return createHash('sha256').update(`${mailbox}\u0000${code}`).digest('hex')
 }

@@ -1,17 +1,15 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { type Account, type Counters, type Ledger } from '../ledger/types.js'
-import { invalidParameter, serviceUnavailable } from '../query/api-error.js'
+import { invalidParameter } from '../query/api-error.js'
 import { checkFields, emailOf } from './body-fields.js'
 import { countWithin } from './count-within.js'
 import type { Clock } from './limits.js'
 import type { Links } from './links.js'
-import { MailUnavailable, type Mailer } from './mailer.js'
+import { sendOrRefuse, type Mailer } from './mailer.js'
+import { CODE_TTL_MS, MAX_ATTEMPTS, codeHash, codeOf, newCode, refuseUnlessRight } from './one-time-codes.js'
 import { CODES_PER_EMAIL, CODES_PER_IP } from './registration.js'
 
-/** How long a sign-in code is good for, and how many wrong tries use one up (as registration's). */
-const CODE_TTL_MS = 10 * 60_000
-const MAX_ATTEMPTS = 5
 /** How long a session of the account page lasts. */
 export const SESSION_MS = 12 * 3_600_000
 /** The cookie that carries a session's token: HttpOnly, so no script reads it, and SameSite=Strict. */
@@ -55,30 +53,26 @@ export class SignIn {
       `Too many codes for ${address}; try later.`,
     )
     const account = await this.ledger.accountByEmail(address)
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
-    await this.ledger.putCode(codeKey(mailbox), codeHash(mailbox, code), now + CODE_TTL_MS)
-    try {
-      await this.mailer.send(
-        account === undefined
-          ? {
-              kind: 'notice',
-              to: address,
-              subject: 'Signing in to carmarket',
-              text: `Someone asked to sign in to carmarket with this address, which has no account. To open one with free credits: ${this.links.registerUrl}`,
-            }
-          : {
-              kind: 'code',
-              to: account.email,
-              subject: `Your carmarket sign-in code: ${code}`,
-              text: `Your one-time code is ${code}. Enter it to sign in to your carmarket account; it is valid for 10 minutes.\n\nIf you did not ask to sign in, ignore this message: nobody can sign in without it.`,
-            },
-        now + CODE_TTL_MS,
-      )
-    } catch (error) {
-      if (error instanceof MailUnavailable)
-        throw serviceUnavailable('The e-mail with your code could not be sent; please try again in a minute.', 60)
-      throw error
-    }
+    const code = newCode()
+    await this.ledger.putCode(codeKey(mailbox), codeHash(mailbox, code, SIGN_IN), now + CODE_TTL_MS)
+    await sendOrRefuse(
+      this.mailer,
+      account === undefined
+        ? {
+            kind: 'notice',
+            to: address,
+            subject: 'Signing in to carmarket',
+            text: `Someone asked to sign in to carmarket with this address, which has no account. To open one with free credits: ${this.links.registerUrl}`,
+          }
+        : {
+            kind: 'code',
+            to: account.email,
+            subject: `Your carmarket sign-in code: ${code}`,
+            text: `Your one-time code is ${code}. Enter it to sign in to your carmarket account; it is valid for 10 minutes.\n\nIf you did not ask to sign in, ignore this message: nobody can sign in without it.`,
+          },
+      'The e-mail with your code could not be sent; please try again in a minute.',
+      now + CODE_TTL_MS,
+    )
     return { email: address, code_sent: true, expires_in: CODE_TTL_MS / 1000 }
   }
 
@@ -86,14 +80,13 @@ export class SignIn {
   async open(body: Record<string, unknown>): Promise<{ readonly token: string; readonly answer: object }> {
     checkFields(body, ['email', 'code'])
     const { address, mailbox } = emailOf(body)
-    const code = body.code
-    if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code))
-      throw invalidParameter('code', 'code must be the 6 digits sent by e-mail')
+    const code = codeOf(body)
     const now = this.clock()
-    const check = await this.ledger.checkCode(codeKey(mailbox), codeHash(mailbox, code), now, MAX_ATTEMPTS)
-    const account = check === 'ok' ? await this.ledger.accountByEmail(address) : undefined
-    if (check === 'exhausted') throw invalidParameter('code', 'Too many wrong codes: ask for a new one.')
-    if (check === 'wrong') throw invalidParameter('code', 'The code is wrong.')
+    refuseUnlessRight(
+      await this.ledger.checkCode(codeKey(mailbox), codeHash(mailbox, code, SIGN_IN), now, MAX_ATTEMPTS),
+    )
+    // A right code for an address without an account is one it was never sent (such an address is told so, codeless).
+    const account = await this.ledger.accountByEmail(address)
     if (account === undefined)
       throw invalidParameter('code', 'There is no valid code for this address: ask for a new one.')
     const token = randomBytes(32).toString('base64url')
@@ -133,13 +126,11 @@ export function sessionCookie(links: Links, token: string | undefined): string {
   return `${SESSION_COOKIE}=${token ?? ''}; Path=${links.basePath || '/'}; ${lifetime}; HttpOnly; SameSite=Strict${secure}`
 }
 
-/** Sign-in codes are kept apart from registration codes of the same mailbox. */
-function codeKey(mailbox: string): string {
-  return `sign-in:${mailbox}`
-}
+/** What sign-in codes are for: they are kept apart from registration codes of the same mailbox, and hashed apart. */
+const SIGN_IN = 'sign-in'
 
-function codeHash(mailbox: string, code: string): string {
-  return createHash('sha256').update(`sign-in\u0000${mailbox}\u0000${code}`).digest('hex')
+function codeKey(mailbox: string): string {
+  return `${SIGN_IN}:${mailbox}`
 }
 
 function tokenHash(token: string): string {
