@@ -151,6 +151,10 @@ input, select {
   margin-bottom: .4rem;
 }
 select { background: #fff; }
+fieldset { border: 1px solid #cbd5e1; border-radius: 8px; padding: .5rem 1rem; margin: 0 0 1rem; }
+legend { font-weight: 600; padding: 0 .25rem; }
+label.choice { display: flex; align-items: center; gap: .6rem; font-weight: 400; margin: .4rem 0; }
+label.choice input { width: auto; margin: 0; }
 input[aria-invalid="true"] { border-color: var(--bad); }
 input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace, Menlo, Consolas, monospace; }
 .hint { color: var(--muted); font-size: .9rem; margin-bottom: 1rem; }
