@@ -1,5 +1,14 @@
+import { relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { LEDGER_FOLDER } from './ledger-options.js'
 import { visible } from './terminal-text.js'
+
+/**
+ * This CLI as a newcomer's shell names it from the server's folder: the compiled file
+ * itself, never `npx carmarket`, which may install the folder as a package first and
+ * recompile it (its `prepare` step) under the running server.
+ */
+const CLI_HERE = relative(process.cwd(), fileURLToPath(new URL('./main.js', import.meta.url)))
 
 /**
  * What `carmarket serve` tells a newcomer below its "serving on" line: where the pages
@@ -15,7 +24,7 @@ export function startBanner(publicUrl: string, ledger: string, mail: string): st
     `  register  ${url}/register`,
     `  mail      ${visible(mail)}`,
     '  a key for local calls (in another terminal, in this folder):',
-    `    export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only${ledgerFlag})`,
+    `    export KEY=$(node ${visible(shellWord(CLI_HERE))} accounts create --email you@example.com --credits 1000 --key-only${ledgerFlag})`,
     `    curl -H "X-API-Key: \${KEY:?run the line above first}" "${url}/v1/market/valuation?make=VW&model=Golf&year=2017"`,
     '',
   ].join('\n')

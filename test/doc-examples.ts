@@ -11,7 +11,7 @@ import { account, outboxMail } from './support.js'
  * (`-o NAME.svg`) followed at once by a markdown image of a file by that name, in the
  * folder of the markdown file: the image that call gets. Before the curl call, the block may open
  * accounts the way the documentation tells its reader to:
- *   export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only)
+ *   export KEY=$(node dist/cli/main.js accounts create --email you@example.com --credits 1000 --key-only)
  * A variable is written ${NAME:?message}, so that a shell stops on an unset one instead
  * of sending an empty key.
  */
@@ -85,12 +85,12 @@ export function shellCommands(text: string): string[] {
     .filter((l) => l !== '' && !l.startsWith('#'))
 }
 
-const ACCOUNT_LINE = /^export ([A-Z_][A-Z0-9_]*)=\$\(npx carmarket accounts create (.+) --key-only\)$/
+const ACCOUNT_LINE = /^export ([A-Z_][A-Z0-9_]*)=\$\(node dist\/cli\/main\.js accounts create (.+) --key-only\)$/
 
 function accountLine(command: string, where: string): AccountLine {
   const m = ACCOUNT_LINE.exec(command)
   if (m === null) {
-    const allowed = 'export NAME=$(npx carmarket accounts create ... --key-only) lines, then curl'
+    const allowed = 'export NAME=$(node dist/cli/main.js accounts create ... --key-only) lines, then curl'
     throw new Error(`${where}: an example holds ${allowed}, nothing else: ${command}`)
   }
   const args = words(m[2]!, () => {

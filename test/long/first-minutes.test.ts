@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { startBanner } from '../../cli/start-banner.js'
@@ -183,15 +183,21 @@ t.test('the start banner: the pages, and the line that makes a key works as prin
   const keyLine = lines.find((l) => l.includes('export KEY='))!.trim()
   t.equal(
     keyLine,
-    `export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only --ledger '${ledger}')`,
+    `export KEY=$(node dist/cli/main.js accounts create --email you@example.com --credits 1000 --key-only --ledger '${ledger}')`,
+    'the compiled CLI itself, named from the folder the server runs in: nothing installed or compiled first',
   )
 
-  // The line as printed, with this checkout's CLI for `npx carmarket` (which runs the same
-  // file through npm), in a POSIX shell; then the key it exported, on the running server.
-  const script = `${keyLine.replace('npx carmarket', `'${process.execPath}' '${CLI}'`)} && printf %s "$KEY"`
+  // The line as printed, in a POSIX shell in the server's folder, leaving the compiled
+  // files the server runs as they were; then the key it exported, on the running server.
+  const compiled = () =>
+    readdirSync(dirname(CLI)).map((name) => `${name} ${statSync(join(dirname(CLI), name)).mtimeMs}`)
+  const before = compiled()
   const key = await new Promise<string>((resolve, reject) =>
-    execFile('sh', ['-c', script], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    execFile('sh', ['-c', `${keyLine} && printf %s "$KEY"`], (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    ),
   )
+  t.same(compiled(), before, "the CLI's folder is untouched")
   t.match(key, /^cm_\S+$/, 'KEY holds the key alone')
   const me = JSON.parse((await get(base, '/v1/account/me', { 'x-api-key': key })).text)
   t.equal(me.data.credits_remaining, 1000, 'with its 1000 credits')
@@ -208,7 +214,7 @@ t.test('the banner names the ledger only when it is not the default, and never a
       .trim()
   t.equal(
     keyLine('data/ledger'),
-    'export KEY=$(npx carmarket accounts create --email you@example.com --credits 1000 --key-only)',
+    'export KEY=$(node dist/cli/main.js accounts create --email you@example.com --credits 1000 --key-only)',
   )
   t.match(keyLine('/srv/carmarket/ledger'), / --key-only --ledger \/srv\/carmarket\/ledger\)$/)
   t.match(keyLine("it's here"), / --ledger 'it'\\''s here'\)$/, 'quoted for the shell')
