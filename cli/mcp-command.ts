@@ -1,9 +1,8 @@
 import { Command } from 'commander'
+import { FOREIGN_KEY_VARIABLES } from '../mcp/stdio-bridge.js'
 import { httpUrl, positiveInteger } from './options.js'
 import { visible } from './terminal-text.js'
 
-/** Key variables of other clients that people set for this one by mistake: named at start rather than ignored silently. */
-const FOREIGN_KEY_VARIABLES = ['CARDOSSIER_API_KEY', 'CAR_API_KEY', 'API_KEY', 'X_API_KEY']
 
 interface McpFlags {
   baseUrl: string

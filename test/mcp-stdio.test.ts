@@ -1,51 +1,24 @@
 import { execFile } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
-import { openApiDocument } from '../runtime/openapi.js'
-import { balance, call, checkKeyedCalls, checkKeylessCalls, checkTools, DEMO_QUOTA, MARKET } from './mcp-support.js'
-import { CLI, account, build, freshDir, otherKey, spawnServe } from './support.js'
+import {
+  balance,
+  call,
+  checkKeyedCalls,
+  checkKeylessCalls,
+  checkTools,
+  closedPort,
+  DEMO_QUOTA,
+  serve,
+  stdioClient,
+} from './mcp-support.js'
+import { CLI, account, otherKey } from './support.js'
 
 /** `carmarket mcp` as a desktop client runs it, with the SDK's own client on its stdin and stdout. */
-async function mcp(t: Test, args: readonly string[], env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', ...args],
-    env: { ...getDefaultEnvironment(), ...env },
-    stderr: 'pipe',
-  })
-  let stderr = ''
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const client = new Client({ name: 'carmarket-test', version: '1.0.0' })
-  // A line on stdout that is not an MCP message would land here.
-  const errors: Error[] = []
-  client.onerror = (error) => errors.push(error)
-  await client.connect(transport)
-  t.teardown(() => client.close())
-  return { client, errors, stderr: () => stderr }
-}
-
-async function serve(t: Test, demoQuota: number) {
-  const { snapshots, snapshot } = await build(t, MARKET)
-  const ledger = freshDir(t)
-  const served = await spawnServe(t, [
-    '--snapshots',
-    snapshots,
-    '--ledger',
-    ledger,
-    '--rate-limit',
-    '0',
-    '--demo-quota',
-    String(demoQuota),
-    '--no-request-log',
-  ])
-  const base = `http://127.0.0.1:${served.port}`
-  // The document the server makes: its year bound is the snapshot's, not this year's.
-  return { base, ledger, document: openApiDocument(snapshot.maxYear, base) as Record<string, any> }
-}
+const mcp = (t: Test, args: readonly string[], env: Record<string, string> = {}) =>
+  stdioClient(t, process.execPath, [CLI, 'mcp', ...args], env)
 
 t.test('keyless: the market tools, answered by the demo tier of the address, and the catalogue', async (t) => {
   const { base, document } = await serve(t, DEMO_QUOTA)
@@ -99,15 +72,6 @@ async function silent(t: Test): Promise<number> {
     for (const socket of sockets) socket.destroy()
   })
   return (server.address() as AddressInfo).port
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 t.test('an API that cannot be reached: a tool error that says so, and the server goes on', async (t) => {

@@ -1,8 +1,11 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { createServer, type AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 import { request } from 'undici'
 import { TOOL_CHARTS, TOOL_PATHS } from '../mcp/tools.js'
-import { rows, toCsv } from './support.js'
+import { openApiDocument } from '../runtime/openapi.js'
+import { build, freshDir, rows, spawnServe, toCsv } from './support.js'
 
 /** An MCP initialize request as a client without an SDK (curl) sends it. */
 export const INITIALIZE = JSON.stringify({
@@ -17,6 +20,61 @@ export const MARKET = toCsv([
   ...rows(30, (i) => ({ price: 40_000 + i * 500, imported: i % 2 ? 'true' : 'false', first_seen: '2026-09-01' })),
   ...rows(4, () => ({ model: 'Polo' })),
 ])
+
+/** A server on MARKET with the given demo quota, no rate limit, and the document it serves. */
+export async function serve(t: Test, demoQuota: number) {
+  const { snapshots, snapshot } = await build(t, MARKET)
+  const ledger = freshDir(t)
+  const served = await spawnServe(t, [
+    '--snapshots',
+    snapshots,
+    '--ledger',
+    ledger,
+    '--rate-limit',
+    '0',
+    '--demo-quota',
+    String(demoQuota),
+    '--no-request-log',
+  ])
+  const base = `http://127.0.0.1:${served.port}`
+  // The document the server makes: its year bound is the snapshot's, not this year's.
+  return { base, ledger, document: openApiDocument(snapshot.maxYear, base) as Record<string, any> }
+}
+
+/** A program speaking MCP on stdio as a desktop client runs it, with the SDK's own client on its stdin and stdout. */
+export async function stdioClient(
+  t: Test,
+  command: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+) {
+  const transport = new StdioClientTransport({
+    command,
+    args: [...args],
+    env: { ...getDefaultEnvironment(), ...env },
+    stderr: 'pipe',
+    cwd,
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const client = new Client({ name: 'carmarket-test', version: '1.0.0' })
+  // A line on stdout that is not an MCP message would land here.
+  const errors: Error[] = []
+  client.onerror = (error) => errors.push(error)
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  return { client, errors, stderr: () => stderr }
+}
+
+/** A port nothing listens on. */
+export async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
 
 type Args = Record<string, string | number>
 const golf = { make: 'VW', model: 'Golf', year: 2017 }

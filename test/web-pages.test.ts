@@ -482,11 +482,19 @@ t.test(
     const { fetch, base } = await serve(t)
     const mcp = byId((await fetch('/docs')).text, 'mcp')
     t.match(mcp, '<h2 id="mcp-title">MCP</h2>')
-    t.match(mcp, `<code>npx carmarket mcp --base-url ${PUBLIC}</code>`, 'the stdio command, at the public URL')
+    t.match(
+      mcp,
+      `<code>npx -y ${PUBLIC}/downloads/carmarket-mcp.tgz</code>`,
+      'the stdio command: the package this service serves, at the public URL',
+    )
     const config = JSON.parse(codeBlocks(mcp)[0]!.text)
     t.same(
-      config.mcpServers.carmarket.args,
-      ['carmarket', 'mcp', '--base-url', PUBLIC],
+      config.mcpServers.carmarket,
+      {
+        command: 'npx',
+        args: ['-y', `${PUBLIC}/downloads/carmarket-mcp.tgz`],
+        env: { CARMARKET_API_KEY: '<your key>' },
+      },
       "a desktop client's configuration",
     )
     t.match(mcp, `<code>${PUBLIC}/mcp</code>`, 'the Streamable HTTP endpoint, as text')

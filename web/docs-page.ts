@@ -7,6 +7,7 @@ import { ERROR_MEANINGS } from '../runtime/error-meanings.js'
 import type { ErrorCode } from '../query/api-error.js'
 import { html, type Html } from './html.js'
 import { layout } from './layout.js'
+import { MCP_PACKAGE_PATH } from './mcp-package.js'
 import { prettyJson } from './pretty-json.js'
 import type { Site } from './site.js'
 import { table } from './table.js'
@@ -91,7 +92,7 @@ ${api.tags.map(
 /** How to reach the MCP tools, from a desktop client and over HTTP, and which they are. */
 function mcpSection(site: Site): Html {
   const api = site.api
-  const stdio = ['carmarket', 'mcp', '--base-url', site.url]
+  const stdio = ['-y', `${site.url}${MCP_PACKAGE_PATH}`]
   const server = { command: 'npx', args: stdio, env: { CARMARKET_API_KEY: '<your key>' } }
   const config = { mcpServers: { carmarket: server } }
   const operation = (path: string) => {
@@ -108,14 +109,17 @@ function mcpSection(site: Site): Html {
 <p>The market, catalogue and account operations are also the tools of a Model Context Protocol server, for AI
 assistants and agents. A tool call is the API call: the same answers, errors and credits. The key is optional:
 ${keyless}; the catalogue tools are free and need none.</p>
-<h3>A desktop client (stdio)</h3>
-<p><code>npx ${stdio.join(' ')}</code> serves the tools on standard input and output and calls this API over
-HTTP; it runs the carmarket package installed on your machine (Node.js 20 or later). In the client's
-configuration (Claude Desktop's <code>claude_desktop_config.json</code>, and the same shape for other clients):</p>
-<pre><code>${prettyJson(config)}</code></pre>
 <h3>Streamable HTTP</h3>
 <p>A client that connects over HTTP uses the endpoint <code>${site.url}/mcp</code> (Streamable HTTP, POST only,
 no sessions), with the key in the <code>${api.keyHeader}</code> header of its requests.</p>
+<h3>A desktop client (stdio)</h3>
+<p>For a client that starts a program instead, this service serves a small package, carmarket-mcp (Node.js 18
+or later, no dependencies), which passes each message on to that endpoint: <code>npx ${stdio.join(' ')}</code>
+installs and runs it. In the client's configuration (Claude Desktop's <code>claude_desktop_config.json</code>,
+and the same shape for other clients):</p>
+<pre><code>${prettyJson(config)}</code></pre>
+<p>It says on its standard error which service it calls and whether with a key; <code>--base-url</code>
+and <code>--api-key</code> (or <code>CARMARKET_BASE_URL</code>) change them.</p>
 <h3>Tools</h3>
 ${table(
   [{ label: 'Tool' }, { label: 'Operation' }, { label: 'Credits', numeric: true }],

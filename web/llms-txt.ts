@@ -5,9 +5,8 @@ import type { OperationView } from './api-view.js'
 import { USE } from '../mcp/tool-guidance.js'
 import { count, dollars } from '../format/amounts.js'
 import { figures } from './figures.js'
+import { MCP_PACKAGE_PATH } from './mcp-package.js'
 import type { Site } from './site.js'
-
-const MCP_SET_UP = 'how to connect a desktop client (stdio, `npx carmarket mcp`) or an HTTP client, and the tools.'
 
 /**
  * `/llms.txt` (the llms.txt convention: a title, a summary in a quote, then sections of
@@ -72,7 +71,8 @@ ${tagged('account').map(line).join('\n')}
 - [OpenAPI document](${site.url}/v1/openapi.json): the machine-readable description (OpenAPI 3.1): every parameter with its accepted values and bounds, every answer and error.
 - [API reference](${site.url}/docs): the same for people, with a curl example of each operation.
 - [MCP endpoint](${site.url}/mcp): a Model Context Protocol server over Streamable HTTP offering these operations as tools; it works without a key too (the demo tier).
-- [MCP set-up](${site.url}/docs#mcp): ${MCP_SET_UP}
+- [MCP package](${site.url}${MCP_PACKAGE_PATH}): the same tools for clients that speak stdio only: \`npx -y ${site.url}${MCP_PACKAGE_PATH}\`, the key in \`CARMARKET_API_KEY\`.
+- [MCP set-up](${site.url}/docs#mcp): how to connect an HTTP client or a desktop client, and the tools.
 - [Registration](${site.url}/register): a key and ${SIGNUP_CREDITS} free credits, by e-mail.
 - [Explorer](${site.url}/explore): a page for people that draws the market operations' answers for one make, model and year (price distribution, mileage effect, price history, depreciation, a map of the voivodeships, days on market, attribute factors), each part one metered call made from the browser.
 

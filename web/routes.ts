@@ -13,6 +13,7 @@ import { FAVICON } from './favicon.js'
 import { landingPage } from './landing-page.js'
 import { llmsTxt } from './llms-txt.js'
 import { LOGO } from './logo.js'
+import { mcpPackage } from './mcp-package.js'
 import { registerPage } from './register-page.js'
 import { REGISTER_SCRIPT } from './register-script.js'
 import { resource, serveResource } from './resource.js'
@@ -46,6 +47,7 @@ export function webRoutes(
     resource('/docs', docsPage(s), HTML),
     resource('/llms.txt', llmsTxt(s), 'text/plain; charset=utf-8'),
     resource('/.well-known/ai-plugin.json', aiPlugin(s), 'application/json; charset=utf-8'),
+    mcpPackage(s),
     robots(links.basePath),
     FAVICON,
     LOGO,
