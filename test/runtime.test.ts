@@ -1,5 +1,16 @@
 import t from 'tap'
-import { account, build, freshDir, reference, rows, serve, toCsv, type Row, type Served } from './support.js'
+import {
+  account,
+  awayFromMinuteEnd,
+  build,
+  freshDir,
+  reference,
+  rows,
+  serve,
+  toCsv,
+  type Row,
+  type Served,
+} from './support.js'
 
 // 24 listings of a 2017 Golf with known figures, 12 of a Passat, 9 of a Polo (under the threshold).
 const golf = rows(24, (i) => ({
@@ -273,6 +284,7 @@ t.test('rate limit: requests per minute per address on every route, with RateLim
 t.test('X-Forwarded-For is believed only from a trusted proxy', async (t) => {
   const { snapshots } = await build(t, toCsv(data))
   const direct = await serve(t, { ...OPTIONS, snapshots, rateLimit: 1 })
+  await awayFromMinuteEnd(5)
   t.equal((await direct.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 200)
   t.equal(
     (await direct.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2' } })).status,
@@ -280,6 +292,7 @@ t.test('X-Forwarded-For is believed only from a trusted proxy', async (t) => {
     'an untrusted header does not change the address',
   )
   const proxied = await serve(t, { ...OPTIONS, snapshots, rateLimit: 1, trustedProxies: ['127.0.0.1'] })
+  await awayFromMinuteEnd(5)
   t.equal((await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 200)
   t.equal(
     (await proxied.get('/livez', { headers: { 'x-forwarded-for': '203.0.113.2, 127.0.0.1' } })).status,

@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os'
 import t from 'tap'
 import { request } from 'undici'
 import { ENGINES } from './ledger-engines.js'
-import { build, rows, serve, spawnServe, toCsv } from './support.js'
+import { awayFromMinuteEnd, build, rows, serve, spawnServe, toCsv } from './support.js'
 
 const data = toCsv(rows(12, (i) => ({ price: 30_000 + i })))
 const status = async (port: number, path: string, headers: Record<string, string> = {}) => {
@@ -33,6 +33,7 @@ for (const engine of ENGINES) {
     const rate = ['--snapshots', snapshots, '--ledger', await engine.fresh(t), '--rate-limit', '3']
     const c = await spawnServe(t, rate)
     const d = await spawnServe(t, rate)
+    await awayFromMinuteEnd(5)
     t.same(
       [await status(c.port, '/livez'), await status(d.port, '/livez'), await status(c.port, '/livez')],
       [200, 200, 200],
@@ -52,6 +53,7 @@ t.test(
     const { snapshots } = await build(t, data)
     const { get } = await serve(t, { snapshots, rateLimit: 1, trustedProxies: ['127.0.0.1'] }, { host: '::' })
     const livez = async (from: string) => (await get('/livez', { headers: { 'x-forwarded-for': from } })).status
+    await awayFromMinuteEnd(5)
     // The socket sees ::ffff:127.0.0.1; only as 127.0.0.1 is it the trusted proxy whose X-Forwarded-For counts.
     t.equal(await livez('198.51.100.7'), 200)
     t.equal(await livez('198.51.100.8'), 200, 'another client behind the proxy')

@@ -115,7 +115,8 @@ export function memoryLog(): { log: RequestLog; lines: () => RequestRecord[] } {
 export function freshDir(t: Test): string {
   mkdirSync(t.testdirName, { recursive: true })
   const dir = mkdtempSync(join(t.testdirName, 'run-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // A server of the test may still be writing there as it is killed: the removal tries again rather than fail the test.
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }))
   return dir
 }
 
