@@ -127,12 +127,25 @@ function withExample(schema: JsonObject, description: string, example: unknown):
   return { ...schema, description, ...(examples.length === 0 ? {} : { examples }) }
 }
 
+/** The error object as a tool's output schema needs it: its required members, any others allowed. */
+function errorShape(schema: JsonObject): JsonObject {
+  const required = Array.isArray(schema.required) ? schema.required.map(String) : []
+  return {
+    type: 'object',
+    properties: Object.fromEntries(required.map((name) => [name, { type: 'string' }])),
+    required,
+  }
+}
+
 /** The tools of the API the document describes. */
 export function toolset(document: JsonObject): Toolset {
   const components = at(document, 'components', 'schemas')
   // A failed call's structured result is the envelope's error object, and the SDK's client
   // checks structured results against the output schema whether or not they are errors.
-  const error = inline(at(components, 'Error', 'properties', 'error'), components)
+  // Only its shape: the text result and isError tell a model what went wrong, and the
+  // document's full description of every code, repeated in each tool, was half of
+  // tools/list.
+  const error = errorShape(at(components, 'Error', 'properties', 'error'))
   // No requirement at all (the free routes' `security: []`) or an empty one among them (the demo tier's `{}`).
   const anonymous = (requirements: unknown) =>
     Array.isArray(requirements) &&
