@@ -1,5 +1,7 @@
 import type { ValuationData } from '../query/answers.js'
 import { count } from '../format/amounts.js'
+import { mileageWindow } from '../format/mileage-window.js'
+import { FUEL_IN_ENGLISH, GEARBOX_IN_ENGLISH } from '../format/vocabulary.js'
 import {
   COLOURS,
   anchorFor,
@@ -15,12 +17,14 @@ import {
 } from './svg.js'
 
 const WIDTH = 640
-const HEIGHT = 230
+const HEIGHT = 248
 const LEFT = 24
 const RIGHT = WIDTH - 24
-const AXIS_Y = 168
+const AXIS_Y = 186
 /** The box of the middle half of the prices. */
-const BOX = { top: 96, bottom: 136 }
+const BOX = { top: 114, bottom: 154 }
+/** The asking price's label, and its marker's top and tip. */
+const ASK = { label: 62, top: 66, tip: 78 }
 
 const VERDICTS = {
   below_market: { words: 'below the market', colour: COLOURS.green },
@@ -96,9 +100,9 @@ export function valuationChart(data: ValuationData): string {
     const verdict = VERDICTS[ask.verdict]
     const ax = x(ask.price)
     parts.push(
-      `<path d="M${at(ax - 7)} 48 L${at(ax + 7)} 48 L${at(ax)} 60 Z" fill="${verdict.colour}"/>`,
-      `<line x1="${at(ax)}" x2="${at(ax)}" y1="60" y2="${AXIS_Y}" stroke="${verdict.colour}" stroke-dasharray="4 3"/>`,
-      label(ax, 44, `asking ${count(ask.price)}: ${verdict.words}`, {
+      `<path d="M${at(ax - 7)} ${ASK.top} L${at(ax + 7)} ${ASK.top} L${at(ax)} ${ASK.tip} Z" fill="${verdict.colour}"/>`,
+      `<line x1="${at(ax)}" x2="${at(ax)}" y1="${ASK.tip}" y2="${AXIS_Y}" stroke="${verdict.colour}" stroke-dasharray="4 3"/>`,
+      label(ax, ASK.label, `asking ${count(ask.price)}: ${verdict.words}`, {
         anchor: anchorFor(ax, LEFT, RIGHT),
         size: 12,
         weight: 'bold',
@@ -112,7 +116,9 @@ export function valuationChart(data: ValuationData): string {
       `<circle cx="${at(mx)}" cy="${mid}" r="5" fill="#ffffff" stroke="${COLOURS.vermillion}" stroke-width="2"/>`,
     )
   }
-  parts.push(legend(adjusted !== null, ask !== null))
+  // What the figures are of, under the heading: a filtered chart shared on its own still says so.
+  parts.push(label(16, 44, subtitle(data), { size: 12, fill: COLOURS.muted, room: WIDTH - 32 }))
+  parts.push(legend(adjusted, ask !== null))
 
   return chartSvg({
     id: 'valuation',
@@ -128,8 +134,22 @@ function diamond(cx: number, cy: number, fill: string): string {
   return `<path d="M${at(cx)} ${at(cy - 6)} L${at(cx + 6)} ${at(cy)} L${at(cx)} ${at(cy + 6)} L${at(cx - 6)} ${at(cy)} Z" fill="${fill}"/>`
 }
 
+/** The listings the figures come from, and the filters that chose them: "20 listings · diesel · manual gearbox · 70,000–130,000 km". */
+function subtitle(data: ValuationData): string {
+  const { fuel_type, gearbox, mileage } = data.filters
+  const window = mileage === null ? null : mileageWindow(mileage)
+  return [
+    `${count(data.sample_size)} listings`,
+    fuel_type === null ? null : FUEL_IN_ENGLISH[fuel_type],
+    gearbox === null ? null : `${GEARBOX_IN_ENGLISH[gearbox]} gearbox`,
+    window === null ? null : `${count(window.from)}–${count(window.to)} km`,
+  ]
+    .filter((part) => part !== null)
+    .join(' · ')
+}
+
 /** What each mark means, on one line under the axis. */
-function legend(adjusted: boolean, asked: boolean): string {
+function legend(adjusted: ValuationData['adjusted'], asked: boolean): string {
   const y = HEIGHT - 14
   const items: string[] = [
     `<rect x="${LEFT}" y="${y - 9}" width="14" height="10" fill="${COLOURS.lightBlue}" stroke="${COLOURS.blue}"/>`,
@@ -140,10 +160,10 @@ function legend(adjusted: boolean, asked: boolean): string {
     diamond(LEFT + 262, y - 4, COLOURS.ink),
     label(LEFT + 272, y, 'average', { size: 11 }),
   ]
-  if (adjusted)
+  if (adjusted !== null)
     items.push(
       `<circle cx="${LEFT + 336}" cy="${y - 4}" r="5" fill="#ffffff" stroke="${COLOURS.vermillion}" stroke-width="2"/>`,
-      label(LEFT + 346, y, 'median at the mileage', { size: 11 }),
+      label(LEFT + 346, y, `median at ${count(adjusted.mileage)} km`, { size: 11 }),
     )
   if (asked) items.push(label(RIGHT, y, '▼ asking price', { anchor: 'end', size: 11 }))
   return items.join('')
@@ -176,8 +196,8 @@ export function describe(data: ValuationData): string {
 function filters(data: ValuationData): string {
   const { fuel_type, gearbox, mileage } = data.filters
   const parts = [
-    fuel_type === null ? '' : `fuel ${fuel_type}`,
-    gearbox === null ? '' : `gearbox ${gearbox}`,
+    fuel_type === null ? '' : `${FUEL_IN_ENGLISH[fuel_type]} (${fuel_type})`,
+    gearbox === null ? '' : `${GEARBOX_IN_ENGLISH[gearbox]} gearbox`,
     mileage === null ? '' : `mileage within ±30 % of ${count(mileage)} km`,
   ].filter((p) => p !== '')
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`

@@ -31,11 +31,28 @@ export const FUEL_ALIASES: Readonly<Record<FuelType, readonly string[]>> = {
   Etanol: ['ethanol', 'e85'],
 }
 
+/** How a page or a chart names each fuel in English (the data's own terms are Polish). */
+export const FUEL_IN_ENGLISH: Readonly<Record<FuelType, string>> = {
+  Benzyna: 'petrol',
+  Diesel: 'diesel',
+  Hybryda: 'hybrid',
+  'Hybryda Plug-in': 'plug-in hybrid',
+  Elektryczny: 'electric',
+  'Benzyna+LPG': 'petrol + LPG',
+  'Benzyna+CNG': 'petrol + CNG',
+  Wodór: 'hydrogen',
+  Etanol: 'ethanol',
+}
+
 export const GEARBOXES = ['Manualna', 'Automatyczna'] as const
 export type Gearbox = (typeof GEARBOXES)[number]
 export const GEARBOX_ALIASES: Readonly<Record<Gearbox, readonly string[]>> = {
   Manualna: ['manual'],
   Automatyczna: ['automatic'],
+}
+export const GEARBOX_IN_ENGLISH: Readonly<Record<Gearbox, string>> = {
+  Manualna: 'manual',
+  Automatyczna: 'automatic',
 }
 
 /** A listing's condition (contract 1.2): new cars are set apart from the used-car market. */

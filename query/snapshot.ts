@@ -41,18 +41,11 @@ import type {
   ValuationData,
   ValuationFactorsData,
 } from './answers.js'
+import { mileageWindow } from '../format/mileage-window.js'
 import { askingPriceMember } from './asking-price.js'
 import { Catalog } from './catalog.js'
 import { NameResolver, type Resolution } from './name-resolver.js'
-import {
-  describe,
-  filterMiss,
-  insufficient,
-  mileageMiss,
-  mileageWindow,
-  thinCurve,
-  type KnownMileages,
-} from './thin-data.js'
+import { describe, filterMiss, insufficient, mileageMiss, thinCurve, type KnownMileages } from './thin-data.js'
 import { OPERATION_SPECS } from './operations.js'
 import {
   depreciationParams,

@@ -1,4 +1,5 @@
 import { count as n } from '../format/amounts.js'
+import { mileageWindow } from '../format/mileage-window.js'
 import { MIN_LISTINGS } from '../format/schema.js'
 import { ApiError } from './api-error.js'
 import type { Resolution } from './name-resolver.js'
@@ -96,15 +97,6 @@ export interface KnownMileages {
   readonly count: number
   readonly min: number
   readonly max: number
-}
-
-/**
- * The mileages a valuation's ±30% window keeps (0.7m <= mileage <= 1.3m), as whole km
- * inclusive, as the listings' are. Exact: a tenth of a whole number is never rounded
- * across a whole number, so no rounding decides a border case.
- */
-export function mileageWindow(mileage: number): { readonly from: number; readonly to: number } {
-  return { from: Math.ceil((7 * mileage) / 10), to: Math.floor((13 * mileage) / 10) }
 }
 
 /**

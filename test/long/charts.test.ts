@@ -32,7 +32,7 @@ const PRICE = { valuation: 8, 'price-history': 10, depreciation: 10, regional: 8
 type Chart = keyof typeof PRICE
 /** A request each chart answers, with the parameters of its own operation. */
 const QUERY: Readonly<Record<Chart, string>> = {
-  valuation: `${GOLF}&mileage=100000&asking_price=47000`,
+  valuation: `${GOLF}&mileage=100000&asking_price=47000&fuel_type=DIESEL&gearbox=manualna`,
   'price-history': `${GOLF}&months=12`,
   depreciation: 'make=VW&model=Golf',
   regional: GOLF,
@@ -133,6 +133,14 @@ function checkFigures(t: Test, chart: Chart, data: unknown, parsed: Parsed): voi
       has(pln(v.adjusted!.median), 'adjusted median')
       has(`percentile ${v.asking_price!.percentile}`, 'asking price percentile')
       t.ok(parsed.text.includes(v.valuation.median.toLocaleString('en-US')), 'valuation: the median drawn')
+      // What the figures are of, on the image itself: a filtered chart shared alone must say so.
+      const drawn = (text: string, what: string) =>
+        t.ok(parsed.text.includes(text), `valuation: ${what} drawn (${text})`)
+      drawn(`${v.sample_size} listings`, 'the sample size')
+      drawn(' · diesel · ', 'the fuel filter, in English')
+      drawn('manual gearbox', 'the gearbox filter, in English')
+      drawn('70,000–130,000 km', "the mileage filter's window")
+      drawn(`median at ${v.adjusted!.mileage.toLocaleString('en-US')} km`, 'the mileage the median is moved to')
       t.ok(
         parsed.text.includes(`asking ${v.asking_price!.price.toLocaleString('en-US')}`),
         'valuation: the asking price drawn',
