@@ -74,7 +74,7 @@ function inFolder<T>(dir: string, open: () => T): T {
  * Whether `location` is a PostgreSQL URL; one that cannot be parsed is refused without being repeated, since it may
  * hold a password.
  */
-function isPostgres(location: string): boolean {
+export function isPostgres(location: string): boolean {
   if (!POSTGRES_URL.test(location)) return false
   if (!URL.canParse(location))
     throw new UsageError(

@@ -3,7 +3,6 @@ import { FOREIGN_KEY_VARIABLES } from '../mcp/stdio-bridge.js'
 import { httpUrl, positiveInteger } from './options.js'
 import { visible } from './terminal-text.js'
 
-
 interface McpFlags {
   baseUrl: string
   apiKey?: string

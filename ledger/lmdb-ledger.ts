@@ -25,6 +25,7 @@ import type {
   IdempotencyStart,
   IdempotentCall,
   Ledger,
+  LedgerContents,
   LedgerWrite,
   StoredAnswer,
   WriteHealth,
@@ -645,6 +646,31 @@ export class LmdbLedger implements Ledger {
         .getRange({ start: [accountId, account.entries], end: [accountId, -1], reverse: true, limit })
         .map(({ value }) => withCount(value)),
     ]
+  }
+
+  /** Every account, its key and entries, and the payments granted: read from one moment of the ledger. */
+  async contents(): Promise<LedgerContents> {
+    const stored = [...this.accounts.getRange()].map(({ value }) => value)
+    return {
+      accounts: new Map(stored.map((a) => [a.id, publicAccount(a)])),
+      keys: new Map(stored.map((a) => [a.id, a.key_hash])),
+      entriesFrom: (id, from) => [
+        ...this.history.getRange({ start: [id, from], end: [id, Infinity] }).map(({ value }) => withCount(value)),
+      ],
+      payments: new Set((await this.payments.list('', '\uffff')).map((p) => p.session_id)),
+    }
+  }
+
+  /** Other processes that have the ledger open (a server among them): those LMDB holds a reader slot for. */
+  otherProcesses(): number[] {
+    // Slots of processes that have ended are freed first: a killed server does not count.
+    this.root.readerCheck()
+    const pids = this.root
+      .readerList()
+      .split('\n')
+      .map((line) => Number(/^\s*(\d+)\s/.exec(line)?.[1]))
+      .filter((pid) => Number.isInteger(pid) && pid !== process.pid)
+    return [...new Set(pids)]
   }
 
   close(): Promise<void> {

@@ -513,3 +513,14 @@ export interface Counters {
   sweep(now: number): Promise<void>
   close(): Promise<void>
 }
+
+/** What a ledger holds, as `ledger restore` compares a backup with the ledger it would replace. */
+export interface LedgerContents {
+  readonly accounts: ReadonlyMap<string, Account>
+  /** The hash of each account's current key, by account id. */
+  readonly keys: ReadonlyMap<string, string>
+  /** An account's entries from sequence number `from` on, oldest first. */
+  readonly entriesFrom: (accountId: string, from: number) => readonly Entry[]
+  /** The Checkout Sessions whose credits were granted. */
+  readonly payments: ReadonlySet<string>
+}

@@ -1,0 +1,79 @@
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { lacking, type Lacks } from './ledger-diff.js'
+import { LedgerError } from './ledger-error.js'
+import { LEDGER_FILE, LmdbLedger } from './lmdb-ledger.js'
+import { privateDir } from './private-files.js'
+import type { LedgerContents } from './types.js'
+
+/** A backup made ready to take the place of the ledger in a folder, and what it would lack there. */
+export interface RestorePlan {
+  /** What the backup lacks of the current ledger; none when the folder has no ledger yet. */
+  readonly lacks: Lacks | undefined
+  /** Processes that have the current ledger open: a restore under them is refused. */
+  readonly users: readonly number[]
+  /** Puts the backup in place; the ledger it replaces is kept beside it, under the name returned. */
+  readonly apply: () => string | undefined
+  /** Forgets the copy made of the backup, changing nothing. */
+  readonly discard: () => void
+}
+
+/**
+ * Copies the backup `from` (a `ledger backup` folder, or its ledger.mdb) into the ledger
+ * folder `dir` under a temporary name, opens the copy (which brings an older layout up
+ * to date, as a server would) and compares it with the ledger there. Nothing of the
+ * current ledger is changed until `apply`, which swaps the files by renaming, so a
+ * restore cut short leaves the one or the other whole.
+ */
+export async function planRestore(dir: string, from: string): Promise<RestorePlan> {
+  const backup = existsSync(from) && statSync(from).isDirectory() ? join(from, LEDGER_FILE) : from
+  if (!existsSync(backup)) throw new LedgerError('not_supported', `${backup}: no ledger backup there`)
+  privateDir(dir)
+  const staging = mkdtempSync(join(dir, '.restoring-'))
+  const discard = () => rmSync(staging, { recursive: true, force: true })
+  try {
+    copyFileSync(backup, join(staging, LEDGER_FILE))
+    const restored = await read(staging, backup)
+    const file = join(dir, LEDGER_FILE)
+    let lacks: Lacks | undefined
+    let users: number[] = []
+    if (existsSync(file)) {
+      const current = LmdbLedger.open(dir)
+      try {
+        lacks = lacking(await current.contents(), restored)
+        users = current.otherProcesses()
+      } finally {
+        await current.close()
+      }
+    }
+    const apply = () => {
+      const kept = existsSync(file)
+        ? `${LEDGER_FILE}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`
+        : undefined
+      if (kept !== undefined) renameSync(file, join(dir, kept))
+      renameSync(join(staging, LEDGER_FILE), file)
+      // The lock file describes the readers of the ledger replaced: a new one is made on the next open.
+      rmSync(join(dir, `${LEDGER_FILE}-lock`), { force: true })
+      discard()
+      return kept
+    }
+    return { lacks, users, apply, discard }
+  } catch (error) {
+    discard()
+    throw error
+  }
+}
+
+async function read(staging: string, backup: string): Promise<LedgerContents> {
+  let ledger: LmdbLedger
+  try {
+    ledger = LmdbLedger.open(staging)
+  } catch (error) {
+    throw new LedgerError('not_supported', `${backup} is not a ledger backup (${String(error)})`, { cause: error })
+  }
+  try {
+    return await ledger.contents()
+  } finally {
+    await ledger.close()
+  }
+}
