@@ -234,7 +234,7 @@ export function runPrimary(count: number, onListening: (address: string, port: n
 
 /** What a worker does at the primary's request. */
 interface WorkerOrders {
-  readonly sample: () => MetricsSample
+  readonly sample: () => Promise<MetricsSample>
   readonly reload: () => void
   readonly stop: () => void
 }
@@ -272,7 +272,10 @@ export function workerLink(): {
     process.on('message', (message: unknown) => {
       if (!isMessage(message)) return
       if (message.carmarket === 'sample?')
-        process.send!({ carmarket: 'sample', id: message.id, sample: worker.sample() } satisfies Message)
+        // The channel may close while the counts are read: the primary then no longer waits for them.
+        void worker.sample().then((sample) => {
+          if (process.connected) process.send!({ carmarket: 'sample', id: message.id, sample } satisfies Message)
+        })
       else if (message.carmarket === 'gathered') waiting.get(message.id)?.(message.sample)
       else if (message.carmarket === 'reload') worker.reload()
       else if (message.carmarket === 'stop') worker.stop()

@@ -1,5 +1,6 @@
 import type { Manifest } from '../format/schema.js'
 import type { MailCounts } from './mail-delivery.js'
+import type { ProcessSeries } from './process-metrics.js'
 
 /** Upper bounds of the latency histogram's buckets, in seconds. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const
@@ -48,6 +49,8 @@ export interface MetricsSample {
   readonly business: Record<string, number>
   /** The mail queue (one for the deployment) as last seen by a process that sends mail; null where none does. */
   readonly mail_queue: { readonly queued: number; readonly failed: number } | null
+  /** Each process's default Node.js series (process-metrics.ts), summed only when rendered. */
+  readonly node: readonly ProcessSeries[]
 }
 
 class RouteCounts {
@@ -101,6 +104,7 @@ export class Metrics {
     ledger: Readonly<Record<string, number>>,
     served: Manifest | undefined,
     mail: { readonly counts: MailCounts; readonly depth: MetricsSample['mail_queue'] | undefined } | undefined,
+    node: ProcessSeries,
   ): MetricsSample {
     const routes: Record<string, RouteSample> = {}
     for (const [name, counts] of this.routes) {
@@ -123,6 +127,7 @@ export class Metrics {
       mail: { ...mail?.counts },
       business: { ...this.business },
       mail_queue: mail?.depth ?? null,
+      node: [node],
     }
   }
 }
@@ -160,6 +165,7 @@ export function mergeSamples(samples: readonly MetricsSample[]): MetricsSample {
         s.mail_queue !== null && (deepest === null || s.mail_queue.queued > deepest.queued) ? s.mail_queue : deepest,
       null,
     ),
+    node: samples.flatMap((s) => s.node),
   }
 }
 

@@ -37,6 +37,7 @@ import { usageLimit } from './usage-limit.js'
 import { logEvent } from './events.js'
 import { listenedUrl } from './listened-url.js'
 import { Metrics, renderMetrics, type MetricsSample } from './metrics.js'
+import { processSeries, renderProcessSeries } from './process-metrics.js'
 import { ServedSnapshot, type SwapResult } from './served-snapshot.js'
 import { ApiResponse, dataBody, errorBody, send, sendData, sendEmpty, sendError, type HeaderList } from './send.js'
 import { StorageWatch } from './storage-watch.js'
@@ -250,8 +251,9 @@ export class Runtime {
     })
     const gather = options.gatherMetrics ?? ((own: MetricsSample) => Promise.resolve(own))
     this.get('/metrics', async (req, res) => {
-      const sample = await gather(this.ownMetrics())
-      send(req, res, 200, renderMetrics(sample, Date.now()), {}, 'text/plain; version=0.0.4; charset=utf-8')
+      const sample = await gather(await this.ownMetrics())
+      const text = renderMetrics(sample, Date.now()) + (await renderProcessSeries(sample.node))
+      send(req, res, 200, text, {}, 'text/plain; version=0.0.4; charset=utf-8')
     })
     this.data(
       '/v1/account/me',
@@ -425,8 +427,9 @@ export class Runtime {
   }
 
   /** This process's counts for /metrics. */
-  ownMetrics(): MetricsSample {
-    return this.metrics.sample(this.ledger.commits, this.served.snapshot?.manifest, this.mailDelivery)
+  async ownMetrics(): Promise<MetricsSample> {
+    const node = await processSeries()
+    return this.metrics.sample(this.ledger.commits, this.served.snapshot?.manifest, this.mailDelivery, node)
   }
 
   /**

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { LATENCY_BUCKETS } from '../runtime/metrics.js'
-import { account, build, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
+import { account, awayFromMinuteEnd, build, freshDir, metric, rows, spawnServe, toCsv } from './support.js'
 
 t.test(
   'GET /metrics: requests by route and status, latency, refusals, ledger commits, the snapshot; no keys, addresses or ids',
@@ -30,6 +30,7 @@ t.test(
       return response.statusCode
     }
     const valuation = '/v1/market/valuation?make=VW&model=Golf&year=2017'
+    await awayFromMinuteEnd(10)
     t.equal(await get(valuation, { 'x-api-key': key }), 200)
     t.equal(await get(valuation, { 'x-api-key': key }), 200)
     t.equal(await get('/v1/market/valuation?make=VW&model=Golf&year=1890', { 'x-api-key': key }), 400)
@@ -96,12 +97,36 @@ t.test(
       'no request id',
     )
     t.notOk(text.includes('acc_'), 'no account id or path')
-    for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))) {
-      t.match(
-        line,
-        /^carmarket_[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+$/,
-        'a well-formed sample line',
-      )
-    }
+    const samples = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))
+    const wellFormed = /^(carmarket|process|nodejs)_[a-z0-9_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+$/
+    t.ok(samples.length > 100, `${samples.length} sample lines`)
+    t.same(
+      samples.filter((line) => !wellFormed.test(line)),
+      [],
+      "every sample line well formed, and the service's own or a process's",
+    )
   },
 )
+
+t.test('GET /metrics: the process and Node.js series every exporter has, summed over the workers', async (t) => {
+  const { snapshots } = await build(t, toCsv(rows(12, (i) => ({ price: 30_000 + i }))))
+  const server = await spawnServe(t, ['--snapshots', snapshots, '--ledger', freshDir(t), '--workers', '2'])
+  const text = await (await request(`http://127.0.0.1:${server.port}/metrics`)).body.text()
+  for (const series of [
+    'process_cpu_user_seconds_total',
+    'process_resident_memory_bytes',
+    'process_open_fds',
+    'nodejs_heap_size_used_bytes',
+    'nodejs_eventloop_lag_seconds',
+    'nodejs_active_handles_total',
+  ])
+    t.ok(metric(text, series) !== undefined, `${series} is there`)
+  t.match(text, /^nodejs_version_info\{version="v\d+\.\d+\.\d+"/m, 'the Node.js version')
+  const families = text.split('\n').filter((line) => line.startsWith('# TYPE '))
+  t.same(families, [...new Set(families)], 'each family once, whatever the number of workers')
+  t.equal(metric(text, 'carmarket_processes'), 2)
+  // Both memory figures are the workers' resident memory summed, taken within moments of each other.
+  const summed = metric(text, 'process_resident_memory_bytes')!
+  const own = metric(text, 'carmarket_resident_memory_bytes')!
+  t.ok(Math.abs(summed - own) < own * 0.25, `process_resident_memory_bytes ${summed} is both workers' (${own})`)
+})
