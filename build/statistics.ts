@@ -16,7 +16,7 @@ import {
   type ValuationFigures,
 } from '../format/schema.js'
 import { monthLabel, monthOfDay } from '../format/calendar.js'
-import { FUEL_TYPES, GEARBOXES, UNKNOWN, VOIVODESHIPS } from '../format/vocabulary.js'
+import { FUEL_TYPES, GEARBOXES, IMPORT_STATUSES, UNKNOWN, VOIVODESHIPS } from '../format/vocabulary.js'
 import type { ListingStore } from './listing-store.js'
 
 /** Everything the snapshot holds for one model or family and one production year. */
@@ -480,7 +480,7 @@ function factors(sums: Sums, listings: number) {
   // Stable sort: equal sample sizes keep the table's fuel order.
   fuelEntries.sort((a, b) => b.comparison.sample_size - a.comparison.sample_size)
   const entries = [
-    factor('import_status', sums.imported, 0, 'Krajowy', 1, 'Sprowadzony'),
+    factor('import_status', sums.imported, 0, IMPORT_STATUSES[0], 1, IMPORT_STATUSES[1]),
     factor('gearbox', sums.gearbox, 0, GEARBOXES[0], 1, GEARBOXES[1]),
     ...fuelEntries,
   ]

@@ -3,8 +3,11 @@ import { lineChartSvg } from './line-chart.js'
 import { count } from '../format/amounts.js'
 import { pln, signedPct, vehicleName } from './svg.js'
 
-/** The median asking price by production year as a line (oldest first), with each year's listings under it. */
-export function depreciationChart(data: DepreciationData): string {
+/**
+ * The median asking price by production year as a line (oldest first), with each year's
+ * listings under it; the year a reader asked about (the explorer's), marked.
+ */
+export function depreciationChart(data: DepreciationData, year?: number): string {
   const first = data.curve.length === 0 ? 0 : data.curve[0]!.year
   const points = data.curve.map((p) => ({
     slot: p.year - first,
@@ -17,6 +20,7 @@ export function depreciationChart(data: DepreciationData): string {
     `${vehicleName(data)}: median asking price by production year (PLN)`,
     describe(data),
     points,
+    year === undefined ? undefined : year - first,
   )
 }
 

@@ -12,16 +12,42 @@ import { historyChart, describe as historyWords } from './history-chart.js'
 import { liquidityChart, describe as liquidityWords } from './liquidity-chart.js'
 import { mileageChart, describe as mileageWords } from './mileage-chart.js'
 import { regionalMap, describe as regionalWords } from './regional-map.js'
+import {
+  depreciationTakeaway,
+  factorsTakeaway,
+  historyTakeaway,
+  liquidityTakeaway,
+  mileageTakeaway,
+  regionalTakeaway,
+  valuationTakeaway,
+} from './takeaways.js'
 import { valuationChart, describe as valuationWords } from './valuation-chart.js'
 
-/** A chart of the page: the image (none when the answer holds nothing to draw) and its figures in words. */
+/** What the visitor asked about beyond an answer: the production year, which the depreciation curve does not take. */
+export interface Asked {
+  readonly year: number | undefined
+}
+
+/**
+ * A chart of the page: the image (none when the answer holds nothing to draw), its one-line
+ * takeaway, and its figures in words.
+ */
 export interface Drawn {
   readonly svg: string | undefined
+  readonly takeaway: string
   readonly words: string
 }
 
-function drawn<T>(chart: (data: T) => string | undefined, words: (data: T) => string): (data: unknown) => Drawn {
-  return (data) => ({ svg: chart(data as T), words: words(data as T) })
+function drawn<T>(
+  chart: (data: T, asked: Asked) => string | undefined,
+  takeaway: (data: T, asked: Asked) => string,
+  words: (data: T) => string,
+): (data: unknown, asked: Asked) => Drawn {
+  return (data, asked) => ({
+    svg: chart(data as T, asked),
+    takeaway: takeaway(data as T, asked),
+    words: words(data as T),
+  })
 }
 
 /**
@@ -29,12 +55,16 @@ function drawn<T>(chart: (data: T) => string | undefined, words: (data: T) => st
  * buys, by name: those GET /v1/chart answers, and the page's own (the mileage effect, from
  * the valuation's answer; days on market; the attribute factors).
  */
-export const EXPLORER_CHARTS: Readonly<Record<string, (data: unknown) => Drawn>> = {
-  valuation: drawn<ValuationData>(valuationChart, valuationWords),
-  mileage: drawn<ValuationData>(mileageChart, mileageWords),
-  'price-history': drawn<PriceHistoryData>(historyChart, historyWords),
-  depreciation: drawn<DepreciationData>(depreciationChart, depreciationWords),
-  regional: drawn<RegionalData>(regionalMap, regionalWords),
-  liquidity: drawn<LiquidityData>(liquidityChart, liquidityWords),
-  'valuation-factors': drawn<ValuationFactorsData>(factorsChart, factorsWords),
+export const EXPLORER_CHARTS: Readonly<Record<string, (data: unknown, asked: Asked) => Drawn>> = {
+  valuation: drawn<ValuationData>(valuationChart, valuationTakeaway, valuationWords),
+  mileage: drawn<ValuationData>(mileageChart, mileageTakeaway, mileageWords),
+  'price-history': drawn<PriceHistoryData>(historyChart, historyTakeaway, historyWords),
+  depreciation: drawn<DepreciationData>(
+    (data, asked) => depreciationChart(data, asked.year),
+    (data, asked) => depreciationTakeaway(data, asked.year),
+    depreciationWords,
+  ),
+  regional: drawn<RegionalData>(regionalMap, regionalTakeaway, regionalWords),
+  liquidity: drawn<LiquidityData>(liquidityChart, liquidityTakeaway, liquidityWords),
+  'valuation-factors': drawn<ValuationFactorsData>(factorsChart, factorsTakeaway, factorsWords),
 }

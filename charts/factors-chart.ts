@@ -1,4 +1,5 @@
 import { count } from '../format/amounts.js'
+import { inEnglish } from '../format/vocabulary.js'
 import type { ValuationFactorsData } from '../query/answers.js'
 import { barChartSvg } from './bar-chart.js'
 import { COLOURS, pln, signedPct, vehicleName } from './svg.js'
@@ -10,7 +11,7 @@ export function factorsChart(data: ValuationFactorsData): string {
     `${vehicleName(data)} ${data.year}: what attributes do to the price`,
     describe(data),
     data.factors.map((f) => ({
-      label: `${f.comparison.label} against ${f.baseline.label}`,
+      label: `${inEnglish(f.comparison.label)} against ${inEnglish(f.baseline.label)}`,
       value: f.price_diff_percent,
       text: signedPct(f.price_diff_percent),
       colour: f.price_diff_percent < 0 ? COLOURS.blue : COLOURS.orange,
@@ -25,7 +26,7 @@ export function describe(data: ValuationFactorsData): string {
     data.factors
       .map(
         (f) =>
-          `${f.comparison.label} ${pln(f.comparison.avg_price)} (${count(f.comparison.sample_size)} listings) against ${f.baseline.label} ${pln(f.baseline.avg_price)} (${count(f.baseline.sample_size)} listings), ${signedPct(f.price_diff_percent)}`,
+          `${inEnglish(f.comparison.label)} ${pln(f.comparison.avg_price)} (${count(f.comparison.sample_size)} listings) against ${inEnglish(f.baseline.label)} ${pln(f.baseline.avg_price)} (${count(f.baseline.sample_size)} listings), ${signedPct(f.price_diff_percent)}`,
       )
       .join('; ') + '.',
   ].join(' ')

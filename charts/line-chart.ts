@@ -1,5 +1,5 @@
 import { count } from '../format/amounts.js'
-import { COLOURS, at, chartSvg, label, linear, tickLabel, ticks, xml } from './svg.js'
+import { COLOURS, anchorFor, at, chartSvg, label, linear, tickLabel, ticks, xml } from './svg.js'
 
 /** One point of a line: its place among the slots (months, years), its label, its price and how many listings made it. */
 export interface LinePoint {
@@ -16,9 +16,18 @@ const RIGHT = WIDTH - 20
 const PRICE = { top: 60, bottom: 220 }
 const LISTINGS = { top: 240, bottom: 290 }
 
-/** A chart of prices over slots in order (see lineChart) as a document: its id, title and figures in words. */
-export function lineChartSvg(id: string, title: string, description: string, points: readonly LinePoint[]): string {
-  return chartSvg({ id, width: WIDTH, height: HEIGHT, title, description, body: lineChart(points) })
+/**
+ * A chart of prices over slots in order (see lineChart) as a document: its id, title and
+ * figures in words, and the slot of the point a reader asked about, marked.
+ */
+export function lineChartSvg(
+  id: string,
+  title: string,
+  description: string,
+  points: readonly LinePoint[],
+  marked?: number,
+): string {
+  return chartSvg({ id, width: WIDTH, height: HEIGHT, title, description, body: lineChart(points, marked) })
 }
 
 /**
@@ -26,7 +35,7 @@ export function lineChartSvg(id: string, title: string, description: string, poi
  * slot without a point breaks the line), each point's listings as a bar under it, and at
  * most `labels` slot labels on the axis.
  */
-function lineChart(points: readonly LinePoint[], labels = 12): string {
+function lineChart(points: readonly LinePoint[], marked: number | undefined, labels = 12): string {
   if (points.length === 0) return label(WIDTH / 2, 160, 'No listings to draw.', { anchor: 'middle', size: 13 })
   const slots = points[points.length - 1]!.slot + 1
   const prices = points.map((p) => p.price)
@@ -45,8 +54,8 @@ function lineChart(points: readonly LinePoint[], labels = 12): string {
     parts.push(`<line x1="${LEFT}" x2="${RIGHT}" y1="${at(y(tick))}" y2="${at(y(tick))}" stroke="${COLOURS.grid}"/>`)
     parts.push(label(LEFT - 6, y(tick) + 4, tickLabel(tick), { anchor: 'end', size: 11, fill: COLOURS.muted }))
   }
-  parts.push(label(LEFT - 6, LISTINGS.top + 8, count(most), { anchor: 'end', size: 10, fill: COLOURS.muted }))
-  parts.push(label(LEFT - 6, LISTINGS.bottom, 'listings', { anchor: 'end', size: 10, fill: COLOURS.muted }))
+  parts.push(label(LEFT - 6, LISTINGS.top + 8, count(most), { anchor: 'end', size: 11, fill: COLOURS.muted }))
+  parts.push(label(LEFT - 6, LISTINGS.bottom, 'listings', { anchor: 'end', size: 11, fill: COLOURS.muted }))
   const every = Math.ceil(slots / labels)
   for (const p of points) {
     const height = Math.max(bar(p.listings), 1)
@@ -58,7 +67,7 @@ function lineChart(points: readonly LinePoint[], labels = 12): string {
   const last = points[points.length - 1]!.slot
   for (const p of points)
     if ((last - p.slot) % every === 0)
-      parts.push(label(x(p.slot), LISTINGS.bottom + 16, p.label, { anchor: 'middle', size: 10, fill: COLOURS.muted }))
+      parts.push(label(x(p.slot), LISTINGS.bottom + 16, p.label, { anchor: 'middle', size: 11, fill: COLOURS.muted }))
 
   let path = ''
   points.forEach((p, i) => {
@@ -70,5 +79,18 @@ function lineChart(points: readonly LinePoint[], labels = 12): string {
     parts.push(
       `<circle cx="${at(x(p.slot))}" cy="${at(y(p.price))}" r="4" fill="${COLOURS.blue}"><title>${xml(p.label)}: ${count(p.price)} PLN from ${count(p.listings)} listings</title></circle>`,
     )
+  const asked = points.find((p) => p.slot === marked)
+  if (asked !== undefined) {
+    const [ax, ay] = [x(asked.slot), y(asked.price)]
+    parts.push(
+      `<circle class="asked" cx="${at(ax)}" cy="${at(ay)}" r="9" fill="none" stroke="${COLOURS.vermillion}" stroke-width="2.5"/>`,
+      label(ax, ay - 16, `${asked.label}: ${count(asked.price)}`, {
+        anchor: anchorFor(ax, LEFT, RIGHT),
+        size: 12,
+        weight: 'bold',
+        fill: COLOURS.vermillion,
+      }),
+    )
+  }
   return parts.join('')
 }

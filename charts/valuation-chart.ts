@@ -26,7 +26,7 @@ const BOX = { top: 114, bottom: 154 }
 /** The asking price's label, and its marker's top and tip. */
 const ASK = { label: 62, top: 66, tip: 78 }
 
-const VERDICTS = {
+export const VERDICTS = {
   below_market: { words: 'below the market', colour: COLOURS.green },
   fair: { words: 'a fair price', colour: COLOURS.blue },
   above_market: { words: 'above the market', colour: COLOURS.vermillion },

@@ -55,6 +55,22 @@ export const GEARBOX_IN_ENGLISH: Readonly<Record<Gearbox, string>> = {
   Automatyczna: 'automatic',
 }
 
+/** The import statuses as the valuation factors name them (contract 5): bought in Poland, or brought in from abroad. */
+export const IMPORT_STATUSES = ['Krajowy', 'Sprowadzony'] as const
+export const IMPORT_STATUS_IN_ENGLISH: Readonly<Record<(typeof IMPORT_STATUSES)[number], string>> = {
+  Krajowy: 'bought in Poland',
+  Sprowadzony: 'imported',
+}
+
+const ENGLISH: ReadonlyMap<string, string> = new Map(
+  Object.entries({ ...FUEL_IN_ENGLISH, ...GEARBOX_IN_ENGLISH, ...IMPORT_STATUS_IN_ENGLISH }),
+)
+
+/** A term of the data (a fuel, a gearbox, an import status) in English; a term it does not know, as it is. */
+export function inEnglish(term: string): string {
+  return ENGLISH.get(term) ?? term
+}
+
 /** A listing's condition (contract 1.2): new cars are set apart from the used-car market. */
 export const CONDITIONS = ['used', 'new'] as const
 export const USED = 0

@@ -1,7 +1,14 @@
 import { count } from '../format/amounts.js'
 import { MAX_MILEAGE, MAX_PRICE } from '../format/bounds.js'
 import { HISTORY_MONTHS } from '../format/schema.js'
-import { FUEL_ALIASES, FUEL_TYPES, GEARBOXES, GEARBOX_ALIASES } from '../format/vocabulary.js'
+import {
+  FUEL_IN_ENGLISH,
+  FUEL_TYPES,
+  GEARBOXES,
+  GEARBOX_IN_ENGLISH,
+  IMPORT_STATUS_IN_ENGLISH,
+} from '../format/vocabulary.js'
+import { SIGNUP_CREDITS } from '../query/prices.js'
 import type { OperationView } from './api-view.js'
 import { html, type Html } from './html.js'
 import { layout } from './layout.js'
@@ -77,16 +84,17 @@ export function explorePage(site: Site, script: Resource): string {
   const demo =
     site.demoQuota === 0
       ? html`Without a key the page cannot call the API: this service has no demo tier.`
-      : html`Without a key each part is one of your ${site.demoQuota} free demo calls a day, the price first; <a href="${site.base}/register">register</a> for a key with more.`
+      : html`Without a key, the free demo shows the first ${Math.min(site.demoQuota, panels.length)} parts, price first (${site.demoQuota} calls a day from your address); <a href="${site.base}/register">register</a> for a free key with ${SIGNUP_CREDITS} credits to see them all.`
   const option = (value: string, text: string) => html`<option value="${value}">${text}</option>`
   const main = html`<div class="wrap explore">
 <h1>Explore the market</h1>
 <p class="lead">Where a price sits, how prices moved, how a model loses value and where in Poland it is cheaper: the answers of this API, drawn.</p>
 <p>Each part below is one call of the API at its list price, ${count(perView)} credits for the whole view. ${demo}
 Fuel and gearbox narrow the price part (fuel the depreciation curve too); the other parts take every fuel and gearbox, as their operations do.</p>
+${glossary()}
 
 <noscript><div class="message error">This page draws its charts with JavaScript, served by this site alone. Without it, the same charts are images of the API: <code>GET ${site.base}/v1/chart/valuation.svg</code> and its siblings in the <a href="${site.base}/docs#charts">API reference</a>.</div></noscript>
-<form id="explore" novalidate data-api="${site.base}" data-key-header="${site.api.keyHeader}">
+<form id="explore" novalidate data-api="${site.base}" data-key-header="${site.api.keyHeader}" data-register="${site.base}/register" data-demo-quota="${site.demoQuota}">
 <div class="fields">
 <div class="field"><label for="make">Make</label>
 <input id="make" name="make" list="makes" autocomplete="off" spellcheck="false" required maxlength="100">
@@ -98,9 +106,9 @@ Fuel and gearbox narrow the price part (fuel the depreciation curve too); the ot
 <input id="year" name="year" type="number" inputmode="numeric" list="years" required min="1900" max="2100">
 <datalist id="years"></datalist></div>
 <div class="field"><label for="fuel_type">Fuel <span class="muted">(optional)</span></label>
-<select id="fuel_type" name="fuel_type">${option('', 'Any')}${FUEL_TYPES.map((fuel) => option(fuel, `${fuel} (${FUEL_ALIASES[fuel][0]})`))}</select></div>
+<select id="fuel_type" name="fuel_type">${option('', 'Any')}${FUEL_TYPES.map((fuel) => option(fuel, FUEL_IN_ENGLISH[fuel]))}</select></div>
 <div class="field"><label for="gearbox">Gearbox <span class="muted">(optional)</span></label>
-<select id="gearbox" name="gearbox">${option('', 'Any')}${GEARBOXES.map((gearbox) => option(gearbox, `${gearbox} (${GEARBOX_ALIASES[gearbox][0]})`))}</select></div>
+<select id="gearbox" name="gearbox">${option('', 'Any')}${GEARBOXES.map((gearbox) => option(gearbox, GEARBOX_IN_ENGLISH[gearbox]))}</select></div>
 <div class="field"><label for="mileage">Mileage, km <span class="muted">(optional)</span></label>
 <input id="mileage" name="mileage" type="number" inputmode="numeric" min="0" max="${MAX_MILEAGE}" step="1"></div>
 <div class="field"><label for="asking_price">Asking price, PLN <span class="muted">(optional)</span></label>
@@ -116,8 +124,15 @@ Fuel and gearbox narrow the price part (fuel the depreciation curve too); the ot
 </form>
 <div id="error" class="message error" role="alert" tabindex="-1" hidden></div>
 <p id="account" class="account" role="status"></p>
+<div id="demo" class="message notice" hidden></div>
 
 <div id="view" hidden>
+<section id="headline" class="headline" aria-labelledby="headline-car" hidden>
+<p class="eyebrow">Market value</p>
+<h2 id="headline-car"></h2>
+<p class="range"></p>
+<p class="sentence"></p>
+</section>
 ${panels.map((panel) => section(panel))}
 </div>
 </div>`
@@ -134,6 +149,19 @@ ${panels.map((panel) => section(panel))}
   )
 }
 
+/** The data's terms, Polish as the marketplace writes them and as the API answers, in English once. */
+function glossary(): Html {
+  const terms = [
+    ...Object.entries(FUEL_IN_ENGLISH),
+    ...Object.entries(GEARBOX_IN_ENGLISH),
+    ...Object.entries(IMPORT_STATUS_IN_ENGLISH),
+  ]
+  return html`<details class="glossary"><summary>The page is in English; the data speaks Polish</summary>
+<p>The API answers in the marketplace's own terms, which this page writes in English:</p>
+<dl>${terms.map(([polish, english]) => html`<div><dt lang="pl">${polish}</dt><dd>${english}</dd></div>`)}<div><dt>voivodeship</dt><dd>one of Poland's 16 provinces, named in Polish (mazowieckie is Warsaw's)</dd></div></dl>
+</details>`
+}
+
 function section(panel: Panel & { operation: OperationView }): Html {
   const id = panel.operation.anchor
   const parameters = panel.operation.parameters.filter((p) => p.location === 'query').map((p) => p.name)
@@ -143,8 +171,9 @@ function section(panel: Panel & { operation: OperationView }): Html {
 ${panel.figures.map(
   (figure) => html`<figure data-chart="${figure.chart}" hidden>
 <h3>${figure.heading}</h3>
+<figcaption class="takeaway"></figcaption>
 <div class="chart" tabindex="0" role="group" aria-label="${figure.heading} (chart)"></div>
-<figcaption></figcaption>
+<details class="figures"><summary>Every figure in words</summary><p class="words"></p></details>
 </figure>`,
 )}
 ${

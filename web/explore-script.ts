@@ -2,11 +2,14 @@
  * The explorer page's behaviour, in plain browser JavaScript (an ES module): suggestions
  * from the free catalogue as the visitor types, then one API call per part of the view,
  * one after another in the page's order, each answer drawn by the same chart modules
- * GET /v1/chart runs on the server. Every failure shows the API's own message, and a
- * refusal that has a way out (registration, a top-up) links to it in that part's place.
+ * GET /v1/chart runs on the server, the price part's also as the headline. Every failure
+ * shows the API's own message, and a refusal that has a way out (registration, a top-up)
+ * links to it in that part's place; past the demo's calls, the parts left are not asked
+ * and one note says so.
  */
 export const EXPLORE_SCRIPT = `import { EXPLORER_CHARTS } from '../charts/explorer.js'
 import { signedPct } from '../charts/svg.js'
+import { headline } from '../charts/takeaways.js'
 import { count } from '../format/amounts.js'
 
 const $ = (id) => document.getElementById(id)
@@ -29,6 +32,11 @@ const stored = (change) => {
 }
 keyField.value = stored((storage) => storage.getItem(KEY_STORE)) ?? ''
 if (keyField.value !== '') $('key-box').open = true
+// Come from registration (/explore#key): the key box open and ready for the key just e-mailed.
+if (location.hash === '#key') {
+  $('key-box').open = true
+  keyField.focus()
+}
 keyField.addEventListener('change', () => {
   const key = keyField.value.trim()
   stored((storage) => (key === '' ? storage.removeItem(KEY_STORE) : storage.setItem(KEY_STORE, key)))
@@ -142,24 +150,34 @@ const regionsTable = (panel, data) => {
   box.hidden = false
 }
 
-/** Draws each chart of a panel from its answer, the chart's figures in words beside it. */
-const draw = (panel, data) => {
+/**
+ * Draws each chart of a panel from its answer: its takeaway above it, its figures in words
+ * in a disclosure beside it (and in the image's own description, for screen readers).
+ */
+const draw = (panel, data, asked) => {
   for (const figure of panel.querySelectorAll('figure')) {
     figure.hidden = true
-    const { svg, words } = EXPLORER_CHARTS[figure.dataset.chart](data)
+    const { svg, takeaway, words } = EXPLORER_CHARTS[figure.dataset.chart](data, asked)
     const chart = figure.querySelector('.chart')
     if (svg === undefined) chart.replaceChildren()
-    else {
-      const image = document.importNode(new DOMParser().parseFromString(svg, 'image/svg+xml').documentElement, true)
-      // The words are beside the chart: the image is named by its title alone.
-      image.setAttribute('aria-labelledby', image.querySelector('title').id)
-      chart.replaceChildren(image)
-    }
+    else chart.replaceChildren(document.importNode(new DOMParser().parseFromString(svg, 'image/svg+xml').documentElement, true))
     chart.hidden = svg === undefined
-    figure.querySelector('figcaption').textContent = words
+    figure.querySelector('.takeaway').textContent = takeaway
+    figure.querySelector('.words').textContent = words
+    figure.querySelector('.figures').hidden = svg === undefined
     figure.hidden = false
   }
   regionsTable(panel, data)
+}
+
+const headlineBox = $('headline')
+/** The car asked about in one card: its market value range and how sure it is, and the verdict on its asking price. */
+const showHeadline = (data) => {
+  const { car, range, sentence } = headline(data)
+  headlineBox.querySelector('h2').textContent = car
+  headlineBox.querySelector('.range').textContent = range
+  headlineBox.querySelector('.sentence').textContent = sentence
+  headlineBox.hidden = false
 }
 
 const reset = (panel, text) => {
@@ -168,6 +186,28 @@ const reset = (panel, text) => {
   for (const figure of panel.querySelectorAll('figure')) figure.hidden = true
   const table = panel.querySelector('.regions')
   if (table !== null) table.hidden = true
+}
+
+/** A part the view did not ask for: no error of the visitor's, so said quietly. */
+const unloaded = (panel, text) => {
+  const state = panel.querySelector('.state')
+  state.className = 'state unloaded'
+  state.textContent = text
+}
+
+const demoBox = $('demo')
+const registerUrl = form.dataset.register
+const demoQuota = Number(form.dataset.demoQuota)
+/** The one note on the demo, when it left parts out: what it allows, and the way to see the rest. */
+const demoSpent = (left, skipped) => {
+  const parts = skipped === 1 ? 'part' : 'parts'
+  say(demoBox, [
+    'The free demo answers ' + count(demoQuota) + ' market calls a day from your address' +
+      (left === 0 ? ', all used now' : '') + ': ' + count(skipped) + ' ' + parts + ' of this view ' +
+      (skipped === 1 ? 'was' : 'were') + ' not asked for. ',
+    link(registerUrl, 'Register for a free key'),
+    ' to see the whole view (or paste a key under "Use an API key").',
+  ])
 }
 
 const refuse = (panel, e) => {
@@ -245,11 +285,21 @@ const show = async (key, values) => {
     before = me.data.credits_remaining
   }
   view.hidden = false
+  headlineBox.hidden = true
+  say(demoBox, [])
   for (const panel of panels) reset(panel, 'Waiting for the parts above.')
+  const asked = { year: values.has('year') ? Number(values.get('year')) : undefined }
   let stopped
+  // Keyless, the parts past the demo's calls left are not asked for: one note says so, not a refusal in each.
+  let skipped = 0
   for (const panel of panels) {
     if (stopped !== undefined) {
       refuse(panel, stopped)
+      continue
+    }
+    if (key === '' && demo !== undefined && demo.left === 0) {
+      unloaded(panel, 'Not asked for: the free demo has no calls left today.')
+      skipped++
       continue
     }
     const heading = panel.querySelector('h2').textContent
@@ -260,7 +310,8 @@ const show = async (key, values) => {
     if (answer.status === 'success') {
       panel.querySelector('.state').replaceChildren()
       try {
-        draw(panel, answer.data)
+        draw(panel, answer.data, asked)
+        if (panel === panels[0]) showHeadline(answer.data)
       } catch {
         refuse(panel, { code: 'DRAWING', message: 'This browser could not draw this part.' })
       }
@@ -270,10 +321,18 @@ const show = async (key, values) => {
     // The form itself is wrong (a value out of range, a make or model no listing has): every part would say so.
     if (panel === panels[0] && (e.code === 'INVALID_PARAMETER' || Array.isArray(e.suggestions)))
       return atForm(e.message, e.parameter)
+    if (e.code === 'DEMO_LIMIT_REACHED') {
+      // Spent elsewhere: this part and the rest are not asked for, and the note says why.
+      demo = { left: 0, quota: demo?.quota }
+      unloaded(panel, 'Not asked for: the free demo has no calls left today.')
+      skipped++
+      continue
+    }
     refuse(panel, e)
     // Past the demo limit, or with a key the API no longer takes, the parts below would be refused alike: not asked.
-    if (e.code === 'DEMO_LIMIT_REACHED' || e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_DISABLED') stopped = e
+    if (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_DISABLED') stopped = e
   }
+  if (skipped > 0) demoSpent(demo?.left ?? 0, skipped)
   if (key === '') {
     account.textContent =
       demo === undefined

@@ -48,6 +48,7 @@ export function registerPage(site: Site): string {
 shell variable <code>${KEY_VARIABLE}</code> (type <code>${KEY_VARIABLE}=</code> and paste it), then ask for a
 valuation, ${firstCall.credits ?? 0} credits:</p>
 <pre><code>${curlExample(site.api, firstCall, true)}</code></pre>
+<p>Or see the market drawn with it: <a id="to-explorer" href="${site.base}/explore#key">open the explorer with your key</a> (paste it there once; it stays in that tab).</p>
 <p>Next: the <a href="${site.base}/docs">API reference</a>, or the <a href="${site.base}/#plans">plans</a> for more credits.</p>
 </section>
 </div>

@@ -213,6 +213,21 @@ input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace,
 .chart { overflow-x: auto; border: 1px solid var(--line); border-radius: var(--radius); }
 .chart svg { display: block; width: 100%; min-width: 30rem; max-width: 40rem; height: auto; }
 figcaption { color: var(--muted); font-size: .95rem; }
+.takeaway { color: var(--ink); font-size: 1rem; margin: 0; }
+.figures summary, .glossary summary { cursor: pointer; color: var(--accent); }
+.figures p { color: var(--muted); font-size: .92rem; }
+.glossary { margin: 0 0 1rem; }
+.glossary dl { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .2rem 1rem; margin: .5rem 0; }
+.glossary dl div { display: flex; gap: .5rem; }
+.glossary dt { font-weight: 600; }
+.glossary dd { margin: 0; color: var(--muted); }
+.message.notice { background: #eff6ff; border: 1px solid #bfdbfe; color: var(--accent-dark); }
+.headline { border: 1px solid var(--line); border-radius: var(--radius); background: var(--soft); padding: 1rem 1.25rem; margin: 0 0 1.5rem; }
+.headline .eyebrow { margin: 0; color: var(--muted); font-size: .88rem; text-transform: uppercase; letter-spacing: .04em; }
+.headline h2 { margin: .2rem 0; }
+.headline .range { font-size: 1.6rem; font-weight: 700; margin: .2rem 0; }
+.headline .sentence { margin: 0; max-width: 44rem; }
+.state.unloaded { color: var(--muted); }
 .regions { max-width: 40rem; overflow-x: auto; }
 .regions table { font-size: .88rem; }
 .regions th, .regions td { padding: .35rem .4rem; }
@@ -221,7 +236,7 @@ figcaption { color: var(--muted); font-size: .95rem; }
 .regions caption { text-align: left; color: var(--muted); padding: 0 0 .4rem; }
 @media (min-width: 60rem) {
   .panel figure { grid-template-columns: minmax(0, 40rem) minmax(14rem, 1fr); align-items: start; }
-  .panel figure h3 { grid-column: 1 / -1; }
+  .panel figure h3, .panel figure .takeaway { grid-column: 1 / -1; }
 }
 
 footer.site { border-top: 1px solid var(--line); background: var(--soft); padding: 1.5rem 0; font-size: .92rem; color: var(--muted); }

@@ -340,6 +340,7 @@ else {
   })
 
   t.test("the explorer page's own charts: the mileage effect, days on market, the factors", async (t) => {
+    const ASKED = { year: 2017 }
     const vehicle = {
       make: 'VW',
       model: 'Golf',
@@ -357,32 +358,41 @@ else {
       adjusted: null,
       asking_price: null,
     }
-    const withoutMileage = EXPLORER_CHARTS.mileage!(valuation)
-    const atMileage = EXPLORER_CHARTS.mileage!({
-      ...valuation,
-      filters: { ...valuation.filters, mileage: 40_000 },
-      adjusted: { mileage: 40_000, median: 58_100, sample_size: 380 },
-    })
-    const noEffect = EXPLORER_CHARTS.mileage!({ ...valuation, mileage_effect: null })
-    const liquidity = EXPLORER_CHARTS.liquidity!({
-      ...vehicle,
-      estimated_days_on_market: 42,
-      observed_listing_span: 29,
-      active_listings: 860,
-      sample_size: 1_820,
-      note: '',
-    })
+    const withoutMileage = EXPLORER_CHARTS.mileage!(valuation, ASKED)
+    const atMileage = EXPLORER_CHARTS.mileage!(
+      {
+        ...valuation,
+        filters: { ...valuation.filters, mileage: 40_000 },
+        adjusted: { mileage: 40_000, median: 58_100, sample_size: 380 },
+      },
+      ASKED,
+    )
+    const noEffect = EXPLORER_CHARTS.mileage!({ ...valuation, mileage_effect: null }, ASKED)
+    const liquidity = EXPLORER_CHARTS.liquidity!(
+      {
+        ...vehicle,
+        estimated_days_on_market: 42,
+        observed_listing_span: 29,
+        active_listings: 860,
+        sample_size: 1_820,
+        note: '',
+      },
+      ASKED,
+    )
     const factor = (label: string, pct: number) => ({
       dimension: 'fuel_type' as const,
       baseline: { label: 'Benzyna', avg_price: 50_000, sample_size: 100 },
       comparison: { label, avg_price: Math.round(50_000 * (1 + pct / 100)), sample_size: 20 },
       price_diff_percent: pct,
     })
-    const factors = EXPLORER_CHARTS['valuation-factors']!({
-      ...vehicle,
-      total_sample_size: 300,
-      factors: [factor('Benzyna+LPG', -11.7), factor('Hybryda Plug-in', 19.5), factor('x'.repeat(120), 0)],
-    })
+    const factors = EXPLORER_CHARTS['valuation-factors']!(
+      {
+        ...vehicle,
+        total_sample_size: 300,
+        factors: [factor('Benzyna+LPG', -11.7), factor('Hybryda Plug-in', 19.5), factor('x'.repeat(120), 0)],
+      },
+      ASKED,
+    )
     const drawn = { withoutMileage, atMileage, liquidity, factors }
     for (const [what, chart] of Object.entries(drawn)) {
       const svg = chart.svg!
@@ -398,10 +408,19 @@ else {
     t.equal(noEffect.svg, undefined, 'no mileage effect: nothing drawn')
     t.match(noEffect.words, /Too few listings .* known mileage/, 'and words that say why')
     t.match(liquidity.words, /42 days.*29 days.*13 days/, 'days on market: the estimate, the span and the difference')
+    const factorsText = (await parse(page, factors.svg!)).text
+    t.match(factorsText, /plug-in hybrid against petrol/, 'the factors in English')
+    t.notMatch(factorsText, /Benzyna|Hybryda/, "not in the data's Polish terms")
+    t.match(factors.takeaway, /largest difference: plug-in hybrid against petrol, \+19\.5 %/, 'a one-line takeaway')
+    t.match(liquidity.takeaway, /about 42 days/)
+    t.match(
+      atMileage.takeaway,
+      /Each 10,000 km more takes about 3\.2 % off the price; at 40,000 km the median would be 58,100 PLN/,
+    )
     t.equal((await parse(page, factors.svg!)).tiles, 3, 'a bar per factor, with a tooltip')
     t.match(
       factors.words,
-      /Benzyna\+LPG 44,150 PLN \(20 listings\) against Benzyna 50,000 PLN \(100 listings\), -11\.7 %/,
+      /petrol \+ LPG 44,150 PLN \(20 listings\) against petrol 50,000 PLN \(100 listings\), -11\.7 %/,
     )
   })
 }

@@ -62,7 +62,12 @@ interface Shown {
   readonly hidden: boolean
   readonly svg: boolean
   readonly title: string
+  readonly takeaway: string
   readonly words: string
+  /** Whether the figures in words are folded away (a disclosure), not shown as body text. */
+  readonly wordsFolded: boolean
+  /** The marks of what the visitor asked about (the production year on the depreciation curve). */
+  readonly asked: number
   /** Points of a line (circles with a tooltip), tiles of the map and bars (groups with a tooltip). */
   readonly points: number
   readonly groups: number
@@ -77,7 +82,10 @@ const SHOWN = `(selector) => {
     hidden: figure.hidden,
     svg: svg !== null,
     title: svg?.querySelector('title')?.textContent ?? '',
-    words: figure.querySelector('figcaption').textContent,
+    takeaway: figure.querySelector('.takeaway').textContent,
+    words: figure.querySelector('.words').textContent,
+    wordsFolded: !figure.querySelector('details.figures').open,
+    asked: svg === null ? 0 : svg.querySelectorAll('.asked').length,
     points: svg === null ? 0 : svg.querySelectorAll('circle > title').length,
     groups: svg === null ? 0 : svg.querySelectorAll('g > title').length,
     filled: svg === null ? 0 : [...svg.querySelectorAll('g > rect')].filter((r) => r.getAttribute('stroke-dasharray') === null).length,
@@ -129,16 +137,38 @@ async function explorer(): Promise<void> {
     await finished(page)
     const answers = await known(server, await grant())
     for (const part of PARTS.slice(0, 5)) await checkPart(t, page, part, answers)
-    const refused = page.locator(`${panel('valuation-factors')} .state`)
-    t.equal(await refused.innerText().then((s) => s.includes('demo')), true, 'the sixth part: the demo limit')
-    t.match(await refused.locator('a').getAttribute('href'), /\/register$/, 'with a link to register')
-    t.equal(await page.locator(`${panel('valuation-factors')} figure:not([hidden])`).count(), 0, 'and no chart')
+    const v = answers.valuation
+    const card = page.locator('#headline')
+    t.equal(await card.locator('h2').innerText(), 'Volkswagen Golf 2017', 'the headline: the car asked about')
+    t.equal(await card.locator('.range').innerText(), `${count(v.valuation.p25)}–${count(v.valuation.p75)} PLN`)
+    const sentence = await card.locator('.sentence').innerText()
+    t.match(sentence, `the median, ${pln(v.valuation.median)}, is known to within ±`, 'how sure the median is')
+    t.match(sentence, `An asking price of ${pln(v.asking_price!.price)} is `, 'the verdict on the asking price')
+    const sixth = page.locator(`${panel('valuation-factors')} .state`)
+    t.match(await sixth.innerText(), /Not asked for: the free demo/, 'the sixth part: not asked for')
+    t.equal(await page.locator('#view .message.error').count(), 0, 'and no part shown as refused')
+    t.equal(
+      seen.requests.filter((r) => new URL(r.url).pathname === '/v1/market/valuation-factors').length,
+      0,
+      'no call made that the demo would refuse',
+    )
+    const note = page.locator('#demo')
+    t.match(await note.innerText(), /free demo answers 5 market calls a day .*1 part of this view was not asked for/)
+    t.match(await note.locator('a').getAttribute('href'), /\/register$/, 'one offer to register')
     t.equal(await page.locator('#account').innerText(), 'Demo calls left today: 0 of 5.', 'what is left of the demo')
-    await screenshot(page, 'explore-keyless-1280')
-    await page.setViewportSize({ width: 360, height: 800 })
-    await screenshot(page, 'explore-keyless-360')
-    t.same(await outOfSight(page), [], 'at 360 px nothing but the charts themselves runs past the screen')
-    await page.setViewportSize({ width: 1280, height: 900 })
+    await widths(t, page, 'explore-keyless')
+
+    // The demo spent already (here, by the view above; its answers, which the browser would revalidate for free,
+    // forgotten): one note, no part asked for after the first refusal, no refusal in red.
+    await (await context.newCDPSession(page)).send('Network.clearBrowserCache')
+    await page.reload()
+    await fill(page, FORM)
+    await page.getByRole('button', { name: 'Show the market' }).click()
+    await finished(page)
+    t.equal(await page.locator('#view .state.unloaded').count(), PARTS.length, 'every part: not asked for')
+    t.equal(await page.locator('#view .message.error').count(), 0, 'no refusal in red')
+    t.match(await note.innerText(), `${PARTS.length} parts of this view were not asked for`)
+    await screenshot(page, 'explore-demo-spent-1280')
   })
 
   let key = ''
@@ -151,7 +181,12 @@ async function explorer(): Promise<void> {
 
     // The keyless view's answers are in the browser's cache, and revalidating them is free (see below): a fresh start.
     await (await context.newCDPSession(page)).send('Network.clearBrowserCache')
-    await page.goto(`${server.base}/explore`)
+    // From the register page's last step, which links the explorer ready for the key.
+    await page.goto(`${server.base}/register`)
+    t.equal(await page.locator('#to-explorer').getAttribute('href'), '/explore#key', 'registration leads here')
+    await page.goto(`${server.base}/explore#key`)
+    t.ok(await page.evaluate("document.getElementById('key-box').open"), 'the key box open')
+    t.equal(await page.evaluate('document.activeElement.id'), 'key', 'its field ready for the key')
     await fill(page, FORM)
     await useKey(page, key)
     await page.getByRole('button', { name: 'Show the market' }).click()
@@ -309,7 +344,9 @@ async function checkPart(t: Test, page: Page, part: Part, answers: Answers): Pro
   const figure = await shown(part)
   t.notOk(figure.hidden, `${part}: shown`)
   t.ok(figure.svg, `${part}: drawn`)
-  t.equal(figure.labelledBy, 'title', `${part}: the image is named by its title, its words beside it`)
+  t.equal(figure.labelledBy, 'title desc', `${part}: the image is named by its title and its figures in words`)
+  t.ok(figure.takeaway.length > 20, `${part}: a one-line takeaway above the chart (${figure.takeaway})`)
+  t.ok(figure.wordsFolded, `${part}: every figure in words, folded away under the chart`)
   const words = figure.words
   const has = (text: string, what: string) => t.ok(words.includes(text), `${part}: ${what} (${text})`)
   switch (part) {
@@ -343,6 +380,9 @@ async function checkPart(t: Test, page: Page, part: Part, answers: Answers): Pro
       t.equal(d.curve.length, 3, 'the data: three years')
       for (const p of d.curve) has(`${p.year} ${pln(p.median)}`, String(p.year))
       has(`${Math.abs(d.annual_change_pct!)} %`, 'the annual change')
+      t.equal(figure.asked, 1, 'the year asked about, marked on the curve')
+      const asked = d.curve.find((p) => p.year === Number(FORM.year))!
+      t.match(figure.takeaway, `one from ${FORM.year} asks ${pln(asked.median)}`, 'and in the takeaway')
       break
     }
     case 'regional': {
@@ -413,6 +453,36 @@ async function useKey(page: Page, key: string): Promise<void> {
   if (!(await page.evaluate("document.getElementById('key-box').open"))) await page.getByText('Use an API key').click()
   await page.getByLabel('API key', { exact: true }).fill(key)
   await page.getByLabel('API key', { exact: true }).blur()
+}
+
+/**
+ * The page at a phone's width (360 and 390 px) and a laptop's, a screenshot of each:
+ * nothing runs past the screen but the charts' own scrolling boxes; at a laptop's width no
+ * text is drawn below 11 px (on a phone the charts keep a smallest width and scroll
+ * sideways in their box, drawn at three quarters of their size).
+ */
+async function widths(t: Test, page: Page, name: string): Promise<void> {
+  for (const width of [360, 390, 1280]) {
+    await page.setViewportSize({ width, height: 900 })
+    await screenshot(page, `${name}-${width}`)
+    t.same(await outOfSight(page), [], `at ${width} px nothing but the charts themselves runs past the screen`)
+    if (width === 1280)
+      t.same(await smallText(page), [], `at ${width} px no text of the page or its charts below 11 px`)
+  }
+  await page.setViewportSize({ width: 1280, height: 900 })
+}
+
+/** Run in the page: text shown smaller than 11 px, the charts' as drawn on the screen (their scale applied). */
+async function smallText(page: Page): Promise<string[]> {
+  return (await page.evaluate(`[...document.querySelectorAll('#main *')]
+    .filter((e) => e.getClientRects().length > 0 && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== ''))
+    .filter((e) => {
+      const size = parseFloat(getComputedStyle(e).fontSize)
+      const svg = e.closest('svg')
+      const scale = svg === null ? 1 : svg.getBoundingClientRect().width / svg.viewBox.baseVal.width
+      return size * scale < 10.95
+    })
+    .map((e) => e.tagName + ': ' + e.textContent.slice(0, 30))`)) as string[]
 }
 
 /** Waits for the view to end: the view no longer busy. */
