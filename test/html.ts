@@ -24,7 +24,7 @@ export function operationSections(page: string): Map<string, string> {
 
 /** The text of each code block of some markup, and whether it is an example answer. */
 export function codeBlocks(markup: string): { answer: boolean; text: string }[] {
-  return [...markup.matchAll(/<pre( class="answer")?><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) => ({
+  return [...markup.matchAll(/<pre( class="answer")? tabindex="0"><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) => ({
     answer: m[1] !== undefined,
     text: unescapeHtml(m[2]!),
   }))

@@ -5,7 +5,7 @@ import { figures } from './figures.js'
 import { prose } from './prose.js'
 import { ERROR_MEANINGS } from '../runtime/error-meanings.js'
 import type { ErrorCode } from '../query/api-error.js'
-import { html, type Html } from './html.js'
+import { codeBlock, html, type Html } from './html.js'
 import { layout } from './layout.js'
 import { MCP_PACKAGE_PATH } from './mcp-package.js'
 import { prettyJson } from './pretty-json.js'
@@ -117,7 +117,7 @@ no sessions), with the key in the <code>${api.keyHeader}</code> header of its re
 or later, no dependencies), which passes each message on to that endpoint: <code>npx ${stdio.join(' ')}</code>
 installs and runs it. In the client's configuration (Claude Desktop's <code>claude_desktop_config.json</code>,
 and the same shape for other clients):</p>
-<pre><code>${prettyJson(config)}</code></pre>
+${codeBlock(prettyJson(config))}
 <p>It says on its standard error which service it calls and whether with a key; <code>--base-url</code>
 and <code>--api-key</code> (or <code>CARMARKET_BASE_URL</code>) change them.</p>
 <h3>Tools</h3>
@@ -160,7 +160,7 @@ ${table(
 )}`
 }
 <h4>Example request</h4>
-<pre><code>${curlExample(api, o, true, example?.query)}</code></pre>
+${codeBlock(curlExample(api, o, true, example?.query))}
 ${
   example === undefined
     ? false

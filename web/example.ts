@@ -1,6 +1,6 @@
 import type { ExampleCall } from '../runtime/example-calls.js'
 import type { OperationView } from './api-view.js'
-import { html, type Html } from './html.js'
+import { codeBlock, type Html } from './html.js'
 import { prettyJson } from './pretty-json.js'
 import type { Site } from './site.js'
 
@@ -11,5 +11,5 @@ export function exampleOf(site: Site, operation: OperationView): ExampleCall | u
 
 /** An example answer as the pages show it: its JSON indented. */
 export function exampleAnswer(call: ExampleCall): Html {
-  return html`<pre class="answer"><code>${prettyJson(JSON.parse(call.body))}</code></pre>`
+  return codeBlock(prettyJson(JSON.parse(call.body)), 'answer')
 }

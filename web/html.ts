@@ -30,3 +30,11 @@ function piece(value: Value): string {
   if (Array.isArray(value)) return value.map((h: Html) => h.text).join('')
   return escapeHtml(String(value))
 }
+
+/**
+ * A block of code: preformatted, and focusable, since a long line scrolls it sideways and
+ * a keyboard can only scroll what it can reach.
+ */
+export function codeBlock(code: string | Html, className?: string): Html {
+  return html`<pre${className === undefined ? false : html` class="${className}"`} tabindex="0"><code>${code}</code></pre>`
+}

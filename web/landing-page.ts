@@ -5,7 +5,7 @@ import type { OperationView } from './api-view.js'
 import { KEY_VARIABLE, curlExample } from './curl.js'
 import { exampleAnswer, exampleOf } from './example.js'
 import { figures } from './figures.js'
-import { html, type Html } from './html.js'
+import { codeBlock, html, type Html } from './html.js'
 import { prose } from './prose.js'
 import { layout } from './layout.js'
 import { count, dollars } from '../format/amounts.js'
@@ -55,10 +55,10 @@ ${
 ${
   site.demoQuota > 0
     ? html`<p>No key is needed to try: without an <code>${api.keyHeader}</code> header a market call is answered by the keyless demo tier, with real data, ${site.demoQuota} calls a day per address.</p>
-<pre><code>${curlExample(api, first, false, answer?.query)}</code></pre>`
+${codeBlock(curlExample(api, first, false, answer?.query))}`
     : html`<p>Send your key in the <code>${api.keyHeader}</code> header, from the shell variable
 <code>${KEY_VARIABLE}</code>:</p>
-<pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
+${codeBlock(curlExample(api, first, true, answer?.query))}`
 }
 ${
   answer === undefined
@@ -71,7 +71,7 @@ ${
     ? html`<p>With a key, send it in the <code>${api.keyHeader}</code> header (here from the shell variable
 <code>${KEY_VARIABLE}</code>); the answer then also carries <code>credits_remaining</code>, what is left after the
 call:</p>
-<pre><code>${curlExample(api, first, true, answer?.query)}</code></pre>`
+${codeBlock(curlExample(api, first, true, answer?.query))}`
     : html`<p>Every answer tells what the call cost (<code>credits_used</code>) and what is left
 (<code>credits_remaining</code>).</p>`
 }

@@ -1,6 +1,6 @@
 import { SIGNUP_CREDITS } from '../query/prices.js'
 import { KEY_VARIABLE, curlExample } from './curl.js'
-import { html } from './html.js'
+import { codeBlock, html } from './html.js'
 import { layout } from './layout.js'
 import { REGISTER_SCRIPT } from './register-script.js'
 import type { Site } from './site.js'
@@ -20,7 +20,7 @@ export function registerPage(site: Site): string {
 <div id="error" class="message error" role="alert" hidden></div>
 <div id="notice" class="message info" role="status" hidden></div>
 <noscript><div class="message error">This form needs JavaScript, served by this site alone. Without it, register with two requests:
-<pre><code>${registration.map((o) => curlExample(site.api, o, false)).join('\n\n')}</code></pre></div></noscript>
+${codeBlock(registration.map((o) => curlExample(site.api, o, false)).join('\n\n'))}</div></noscript>
 
 <form id="email-step" novalidate>
 <label for="email">E-mail address</label>
@@ -47,7 +47,7 @@ export function registerPage(site: Site): string {
 <p>Send the key in the <code>${site.api.keyHeader}</code> header of each call. Your first one: put the key in the
 shell variable <code>${KEY_VARIABLE}</code> (type <code>${KEY_VARIABLE}=</code> and paste it), then ask for a
 valuation, ${firstCall.credits ?? 0} credits:</p>
-<pre><code>${curlExample(site.api, firstCall, true)}</code></pre>
+${codeBlock(curlExample(site.api, firstCall, true))}
 <p>Or see the market drawn with it: <a id="to-explorer" href="${site.base}/explore#key">open the explorer with your key</a> (paste it there once; it stays in that tab).</p>
 <p>Next: the <a href="${site.base}/docs">API reference</a>, or the <a href="${site.base}/#plans">plans</a> for more credits.</p>
 </section>
