@@ -1,4 +1,4 @@
-import { COLOURS, at, chartSvg, label, linear, xml } from './svg.js'
+import { COLOURS, at, chartSvg, chartWidth, label, linear, textWidth, xml } from './svg.js'
 
 /** One bar: its name, its value on the common scale, that value as text, and its colour. */
 export interface Bar {
@@ -8,9 +8,7 @@ export interface Bar {
   readonly colour: string
 }
 
-const WIDTH = 640
 const LEFT = 16
-const RIGHT = WIDTH - 16
 const TOP = 44
 /** A row: its name and value on one line, the bar under them, and air. */
 const ROW = { height: 48, bar: 16 }
@@ -20,7 +18,15 @@ const ROW = { height: 48, bar: 16 }
  * left) and its value in words (at the right), so that names of any length and a narrow
  * screen leave every figure readable; values below zero run left of a zero line.
  */
-export function barChartSvg(id: string, title: string, description: string, bars: readonly Bar[]): string {
+export function barChartSvg(
+  id: string,
+  title: string,
+  description: string,
+  bars: readonly Bar[],
+  width?: number,
+): string {
+  const drawn = chartWidth(width)
+  const RIGHT = drawn - 16
   const values = bars.map((b) => b.value)
   const low = Math.min(0, ...values)
   const high = Math.max(0, ...values)
@@ -33,7 +39,8 @@ export function barChartSvg(id: string, title: string, description: string, bars
     const from = Math.min(zero, end)
     parts.push(
       `<g><title>${xml(bar.label)}: ${xml(bar.text)}</title>`,
-      label(LEFT, top + 14, bar.label, { size: 12, room: (RIGHT - LEFT) * 0.6 }),
+      // The name takes the line but for its value.
+      label(LEFT, top + 14, bar.label, { size: 12, room: RIGHT - LEFT - textWidth(bar.text, 12) - 16 }),
       label(RIGHT, top + 14, bar.text, { anchor: 'end', size: 12, weight: 'bold' }),
       `<rect x="${at(from)}" y="${top + 20}" width="${at(Math.max(Math.abs(end - zero), 2))}" height="${ROW.bar}" rx="2" fill="${bar.colour}"/>`,
       // Zero, where bars run both ways: beside each bar, clear of the names above it.
@@ -44,5 +51,5 @@ export function barChartSvg(id: string, title: string, description: string, bars
     )
   })
   const bottom = TOP + bars.length * ROW.height
-  return chartSvg({ id, width: WIDTH, height: bottom + 8, title, description, body: parts.join('') })
+  return chartSvg({ id, width: drawn, height: bottom + 8, title, description, body: parts.join('') })
 }

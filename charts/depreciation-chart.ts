@@ -7,7 +7,7 @@ import { pln, signedPct, vehicleName } from './svg.js'
  * The median asking price by production year as a line (oldest first), with each year's
  * listings under it; the year a reader asked about (the explorer's), marked.
  */
-export function depreciationChart(data: DepreciationData, year?: number): string {
+export function depreciationChart(data: DepreciationData, year?: number, width?: number): string {
   const first = data.curve.length === 0 ? 0 : data.curve[0]!.year
   const points = data.curve.map((p) => ({
     slot: p.year - first,
@@ -21,6 +21,7 @@ export function depreciationChart(data: DepreciationData, year?: number): string
     describe(data),
     points,
     year === undefined ? undefined : year - first,
+    width,
   )
 }
 

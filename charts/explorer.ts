@@ -23,9 +23,13 @@ import {
 } from './takeaways.js'
 import { valuationChart, describe as valuationWords } from './valuation-chart.js'
 
-/** What the visitor asked about beyond an answer: the production year, which the depreciation curve does not take. */
+/**
+ * What the page knows beyond an answer: the production year asked about (which the
+ * depreciation curve does not take), and the width the chart is drawn for.
+ */
 export interface Asked {
   readonly year: number | undefined
+  readonly width: number | undefined
 }
 
 /**
@@ -56,15 +60,15 @@ function drawn<T>(
  * the valuation's answer; days on market; the attribute factors).
  */
 export const EXPLORER_CHARTS: Readonly<Record<string, (data: unknown, asked: Asked) => Drawn>> = {
-  valuation: drawn<ValuationData>(valuationChart, valuationTakeaway, valuationWords),
-  mileage: drawn<ValuationData>(mileageChart, mileageTakeaway, mileageWords),
-  'price-history': drawn<PriceHistoryData>(historyChart, historyTakeaway, historyWords),
+  valuation: drawn<ValuationData>((d, a) => valuationChart(d, a.width), valuationTakeaway, valuationWords),
+  mileage: drawn<ValuationData>((d, a) => mileageChart(d, a.width), mileageTakeaway, mileageWords),
+  'price-history': drawn<PriceHistoryData>((d, a) => historyChart(d, a.width), historyTakeaway, historyWords),
   depreciation: drawn<DepreciationData>(
-    (data, asked) => depreciationChart(data, asked.year),
-    (data, asked) => depreciationTakeaway(data, asked.year),
+    (d, a) => depreciationChart(d, a.year, a.width),
+    (d, a) => depreciationTakeaway(d, a.year),
     depreciationWords,
   ),
-  regional: drawn<RegionalData>(regionalMap, regionalTakeaway, regionalWords),
-  liquidity: drawn<LiquidityData>(liquidityChart, liquidityTakeaway, liquidityWords),
-  'valuation-factors': drawn<ValuationFactorsData>(factorsChart, factorsTakeaway, factorsWords),
+  regional: drawn<RegionalData>((d, a) => regionalMap(d, a.width), regionalTakeaway, regionalWords),
+  liquidity: drawn<LiquidityData>((d, a) => liquidityChart(d, a.width), liquidityTakeaway, liquidityWords),
+  'valuation-factors': drawn<ValuationFactorsData>((d, a) => factorsChart(d, a.width), factorsTakeaway, factorsWords),
 }

@@ -5,7 +5,7 @@ import { barChartSvg } from './bar-chart.js'
 import { COLOURS, pln, signedPct, vehicleName } from './svg.js'
 
 /** Each factor's price difference against its baseline, as bars either side of zero (dearer orange, cheaper blue). */
-export function factorsChart(data: ValuationFactorsData): string {
+export function factorsChart(data: ValuationFactorsData, width?: number): string {
   return barChartSvg(
     'valuation-factors',
     `${vehicleName(data)} ${data.year}: what attributes do to the price`,
@@ -16,6 +16,7 @@ export function factorsChart(data: ValuationFactorsData): string {
       text: signedPct(f.price_diff_percent),
       colour: f.price_diff_percent < 0 ? COLOURS.blue : COLOURS.orange,
     })),
+    width,
   )
 }
 

@@ -5,7 +5,7 @@ import { count } from '../format/amounts.js'
 import { pln, signedPct, vehicleName } from './svg.js'
 
 /** The mean asking price of each month's new listings as a line, with the number of listings under it. */
-export function historyChart(data: PriceHistoryData): string {
+export function historyChart(data: PriceHistoryData, width?: number): string {
   const first = data.trend.length === 0 ? 0 : monthOfLabel(data.trend[0]!.month)
   const points = data.trend.map((p) => ({
     slot: monthOfLabel(p.month) - first,
@@ -18,6 +18,8 @@ export function historyChart(data: PriceHistoryData): string {
     `${vehicleName(data)} ${data.year}: mean asking price by month (PLN)`,
     describe(data),
     points,
+    undefined,
+    width,
   )
 }
 

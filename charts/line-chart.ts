@@ -1,5 +1,5 @@
 import { count } from '../format/amounts.js'
-import { COLOURS, anchorFor, at, chartSvg, label, linear, tickLabel, ticks, xml } from './svg.js'
+import { COLOURS, anchorFor, at, chartSvg, chartWidth, label, linear, tickLabel, ticks, xml } from './svg.js'
 
 /** One point of a line: its place among the slots (months, years), its label, its price and how many listings made it. */
 export interface LinePoint {
@@ -9,10 +9,10 @@ export interface LinePoint {
   readonly listings: number
 }
 
-const WIDTH = 640
 const HEIGHT = 330
 const LEFT = 56
-const RIGHT = WIDTH - 20
+/** The room a slot's label takes on the axis: no more labels than fit. */
+const LABEL_ROOM = 56
 const PRICE = { top: 60, bottom: 220 }
 const LISTINGS = { top: 240, bottom: 290 }
 
@@ -26,17 +26,21 @@ export function lineChartSvg(
   description: string,
   points: readonly LinePoint[],
   marked?: number,
+  width?: number,
 ): string {
-  return chartSvg({ id, width: WIDTH, height: HEIGHT, title, description, body: lineChart(points, marked) })
+  const drawn = chartWidth(width)
+  return chartSvg({ id, width: drawn, height: HEIGHT, title, description, body: lineChart(points, marked, drawn - 20) })
 }
 
 /**
  * Prices as a line over slots in order, from the first point's slot (0) to the last's (a
- * slot without a point breaks the line), each point's listings as a bar under it, and at
- * most `labels` slot labels on the axis.
+ * slot without a point breaks the line), each point's listings as a bar under it, and as
+ * many slot labels on the axis as fit between LEFT and `right`.
  */
-function lineChart(points: readonly LinePoint[], marked: number | undefined, labels = 12): string {
-  if (points.length === 0) return label(WIDTH / 2, 160, 'No listings to draw.', { anchor: 'middle', size: 13 })
+function lineChart(points: readonly LinePoint[], marked: number | undefined, right: number): string {
+  const RIGHT = right
+  if (points.length === 0) return label((LEFT + RIGHT) / 2, 160, 'No listings to draw.', { anchor: 'middle', size: 13 })
+  const labels = Math.max(2, Math.min(12, Math.floor((RIGHT - LEFT) / LABEL_ROOM)))
   const slots = points[points.length - 1]!.slot + 1
   const prices = points.map((p) => p.price)
   const low = Math.min(...prices)

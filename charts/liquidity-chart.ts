@@ -6,8 +6,8 @@ import { COLOURS, vehicleName } from './svg.js'
 const days = (n: number) => `${count(n)} ${n === 1 ? 'day' : 'days'}`
 
 /** How long cars stay listed: the median span seen, and the estimate with the days before a listing is first seen. */
-export function liquidityChart(data: LiquidityData): string {
-  return barChartSvg('liquidity', `${vehicleName(data)} ${data.year}: days on market`, describe(data), [
+export function liquidityChart(data: LiquidityData, width?: number): string {
+  const bars = [
     {
       label: 'Seen listed (median of closed listings)',
       value: data.observed_listing_span,
@@ -20,7 +20,8 @@ export function liquidityChart(data: LiquidityData): string {
       text: days(data.estimated_days_on_market),
       colour: COLOURS.blue,
     },
-  ])
+  ]
+  return barChartSvg('liquidity', `${vehicleName(data)} ${data.year}: days on market`, describe(data), bars, width)
 }
 
 /** The figures the chart draws, in words. */

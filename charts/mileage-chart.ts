@@ -5,6 +5,7 @@ import {
   anchorFor,
   at,
   chartSvg,
+  chartWidth,
   label,
   linear,
   pln,
@@ -14,10 +15,10 @@ import {
   vehicleName,
 } from './svg.js'
 
-const WIDTH = 640
 const HEIGHT = 260
 const LEFT = 64
-const RIGHT = WIDTH - 24
+/** The room a mileage's label takes on the axis: no more labels than fit. */
+const LABEL_ROOM = 110
 const PLOT = { top: 56, bottom: 200 }
 /** How far either side of the mileage asked about the line runs, and the step of its points. */
 const SPAN_KM = 100_000
@@ -34,9 +35,11 @@ function changeOver(km: number, pctPer10000: number): number {
  * it, in PLN, through the adjusted median; without one, the change in per cent over up to
  * 200,000 km more. Undefined when the answer has no mileage effect.
  */
-export function mileageChart(data: ValuationData): string | undefined {
+export function mileageChart(data: ValuationData, width?: number): string | undefined {
   const effect = data.mileage_effect
   if (effect === null) return undefined
+  const WIDTH = chartWidth(width)
+  const RIGHT = WIDTH - 24
   const pct = effect.pct_per_10000_km
   const adjusted = data.adjusted
   const from = adjusted === null ? 0 : Math.max(0, adjusted.mileage - SPAN_KM)
@@ -63,7 +66,8 @@ export function mileageChart(data: ValuationData): string | undefined {
     parts.push(`<line x1="${LEFT}" x2="${RIGHT}" y1="${at(y(tick))}" y2="${at(y(tick))}" stroke="${COLOURS.grid}"/>`)
     parts.push(label(LEFT - 6, y(tick) + 4, yText(tick), { anchor: 'end', size: 11, fill: COLOURS.muted }))
   }
-  for (const km of ticks(from, to, 5).filter((km) => km >= from && km <= to))
+  const kmTicks = Math.max(2, Math.min(5, Math.floor((RIGHT - LEFT) / LABEL_ROOM)))
+  for (const km of ticks(from, to, kmTicks).filter((km) => km >= from && km <= to))
     parts.push(
       label(x(km), PLOT.bottom + 18, `${adjusted === null ? '+' : ''}${tickLabel(km)} km`, {
         anchor: anchorFor(x(km), LEFT, RIGHT),

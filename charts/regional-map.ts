@@ -1,7 +1,7 @@
 import type { RegionalData } from '../query/answers.js'
 import type { Voivodeship } from '../format/vocabulary.js'
 import { count } from '../format/amounts.js'
-import { COLOURS, at, chartSvg, label, pln, signedPct, vehicleName, xml } from './svg.js'
+import { COLOURS, at, chartSvg, chartWidth, label, pln, signedPct, tickLabel, vehicleName, xml } from './svg.js'
 
 /**
  * The 16 voivodeships as tiles of a 4 x 4 grid laid out like Poland: each in the column
@@ -26,9 +26,32 @@ export const TILES: Readonly<Record<Voivodeship, readonly [column: number, row: 
   podkarpackie: [3, 3],
 }
 
-const WIDTH = 640
-const HEIGHT = 510
-const TILE = { width: 148, height: 96, gap: 6, left: 14, top: 44 }
+/** The tiles' grid: on a wide chart 148 px a tile; narrower, as wide as a quarter allows. */
+const TILE = { height: 96, gap: 6, left: 14, top: 44 }
+/** Narrower than this, a tile names its voivodeship short and shows its deviation alone (the table has the rest). */
+const FULL_TILE = 120
+/**
+ * Short names for narrow tiles, as Polish writes them in addresses and tables (woj. maz.),
+ * each within ten letters.
+ */
+const SHORT_NAMES: Readonly<Record<Voivodeship, string>> = {
+  zachodniopomorskie: 'zach.-pom.',
+  pomorskie: 'pomor.',
+  'warmińsko-mazurskie': 'warm.-maz.',
+  podlaskie: 'podlas.',
+  lubuskie: 'lubus.',
+  wielkopolskie: 'wielkop.',
+  'kujawsko-pomorskie': 'kuj.-pom.',
+  mazowieckie: 'mazow.',
+  dolnośląskie: 'dolnośl.',
+  łódzkie: 'łódz.',
+  świętokrzyskie: 'świętokr.',
+  lubelskie: 'lubel.',
+  opolskie: 'opol.',
+  śląskie: 'śląs.',
+  małopolskie: 'małop.',
+  podkarpackie: 'podkarp.',
+}
 /** Cheaper than the national average towards blue, dearer towards orange: apart for every common colour vision. */
 const CHEAPER = [33, 102, 172] as const
 const DEARER = [179, 88, 6] as const
@@ -49,21 +72,26 @@ function shade(pct: number, limit: number): { fill: string; ink: string } {
  * shaded from cheaper (blue) to dearer (orange), each tile with its name, its mean and
  * its deviation in text, and a tooltip; voivodeships without listings left blank.
  */
-export function regionalMap(data: RegionalData): string {
+export function regionalMap(data: RegionalData, width?: number): string {
+  const WIDTH = chartWidth(width)
+  const tileWidth = Math.min(148, (WIDTH - 2 * TILE.left - 3 * TILE.gap) / 4)
+  const full = tileWidth >= FULL_TILE
   const byName = new Map(data.regions.map((r) => [r.region, r]))
   const deepest = Math.max(5, ...data.regions.map((r) => Math.abs(r.vs_national_pct)))
   const limit = Math.ceil(deepest / 5) * 5
   const parts: string[] = []
   for (const [name, [column, row]] of Object.entries(TILES)) {
-    const x = TILE.left + column * (TILE.width + TILE.gap)
+    const x = TILE.left + column * (tileWidth + TILE.gap)
     const y = TILE.top + row * (TILE.height + TILE.gap)
     const region = byName.get(name)
-    const cx = x + TILE.width / 2
+    const cx = x + tileWidth / 2
+    const shown = full ? name : SHORT_NAMES[name as Voivodeship]
+    const room = tileWidth - 6
     if (region === undefined) {
       parts.push(
-        `<g><title>${xml(name)}: no listings</title><rect x="${x}" y="${y}" width="${TILE.width}" height="${TILE.height}" rx="6" fill="#ffffff" stroke="${COLOURS.grid}" stroke-dasharray="4 3"/>`,
-        label(cx, y + 36, name, { anchor: 'middle', size: 12, fill: COLOURS.muted }),
-        label(cx, y + 60, 'no listings', { anchor: 'middle', size: 11, fill: COLOURS.muted }),
+        `<g><title>${xml(name)}: no listings</title><rect x="${at(x)}" y="${y}" width="${at(tileWidth)}" height="${TILE.height}" rx="6" fill="#ffffff" stroke="${COLOURS.grid}" stroke-dasharray="4 3"/>`,
+        label(cx, y + 36, shown, { anchor: 'middle', size: full ? 12 : 11, fill: COLOURS.muted, room }),
+        label(cx, y + 60, full ? 'no listings' : '–', { anchor: 'middle', size: 11, fill: COLOURS.muted }),
         '</g>',
       )
       continue
@@ -71,33 +99,43 @@ export function regionalMap(data: RegionalData): string {
     const { fill, ink } = shade(region.vs_national_pct, limit)
     parts.push(
       `<g><title>${xml(name)}: ${pln(region.avg_price)}, ${signedPct(region.vs_national_pct)} against the national average, ${count(region.sample_size)} listings</title>`,
-      `<rect x="${x}" y="${y}" width="${TILE.width}" height="${TILE.height}" rx="6" fill="${fill}" stroke="#ffffff"/>`,
-      label(cx, y + 28, name, { anchor: 'middle', size: 11, weight: 'bold', fill: ink }),
-      label(cx, y + 52, pln(region.avg_price), { anchor: 'middle', size: 13, fill: ink }),
-      label(cx, y + 74, `${signedPct(region.vs_national_pct)} · ${count(region.sample_size)} listings`, {
-        anchor: 'middle',
-        size: 11,
-        fill: ink,
-      }),
+      `<rect x="${at(x)}" y="${y}" width="${at(tileWidth)}" height="${TILE.height}" rx="6" fill="${fill}" stroke="#ffffff"/>`,
+      label(cx, y + 28, shown, { anchor: 'middle', size: 11, weight: full ? 'bold' : undefined, fill: ink, room }),
+      full
+        ? label(cx, y + 52, pln(region.avg_price), { anchor: 'middle', size: 13, fill: ink })
+        : label(cx, y + 52, `${tickLabel(region.avg_price)}`, { anchor: 'middle', size: 12, fill: ink, room }),
+      label(
+        cx,
+        y + 74,
+        full
+          ? `${signedPct(region.vs_national_pct)} · ${count(region.sample_size)} listings`
+          : signedPct(region.vs_national_pct),
+        { anchor: 'middle', size: 11, fill: ink, room },
+      ),
       '</g>',
     )
   }
-  parts.push(legend(limit, data.national_average))
+  const key = legend(limit, data.national_average, WIDTH)
+  parts.push(key.svg)
   return chartSvg({
     id: 'regional',
     width: WIDTH,
-    height: HEIGHT,
+    height: key.bottom + 12,
     title: `${vehicleName(data)} ${data.year}: mean asking price by voivodeship`,
     description: describe(data),
     body: parts.join(''),
   })
 }
 
-/** A bar shaded from -limit to +limit per cent, with the national average it is measured from. */
-function legend(limit: number, average: number): string {
+/**
+ * A bar shaded from -limit to +limit per cent, with the national average it is measured
+ * from: its ends' words beside it on a wide chart, under it on a narrow one.
+ */
+function legend(limit: number, average: number, chartWidth: number): { readonly svg: string; readonly bottom: number } {
   const y = TILE.top + 4 * (TILE.height + TILE.gap) + 14
-  const left = TILE.left + 150
-  const width = 300
+  const wide = chartWidth >= 600
+  const left = wide ? TILE.left + 150 : TILE.left
+  const width = wide ? 300 : chartWidth - 2 * TILE.left
   const steps = 20
   const parts: string[] = []
   for (let i = 0; i < steps; i++) {
@@ -106,12 +144,21 @@ function legend(limit: number, average: number): string {
       `<rect x="${at(left + (i * width) / steps)}" y="${y}" width="${at(width / steps + 0.5)}" height="12" fill="${shade(pct, limit).fill}"/>`,
     )
   }
+  const national = `against the national average of ${pln(average)}`
+  if (wide) {
+    parts.push(
+      label(left - 8, y + 10, `cheaper ${signedPct(-limit)}`, { anchor: 'end', size: 11 }),
+      label(left + width + 8, y + 10, `${signedPct(limit)} dearer`, { size: 11 }),
+      label(left + width / 2, y + 30, national, { anchor: 'middle', size: 11 }),
+    )
+    return { svg: parts.join(''), bottom: y + 34 }
+  }
   parts.push(
-    label(left - 8, y + 10, `cheaper ${signedPct(-limit)}`, { anchor: 'end', size: 11 }),
-    label(left + width + 8, y + 10, `${signedPct(limit)} dearer`, { size: 11 }),
-    label(left + width / 2, y + 30, `against the national average of ${pln(average)}`, { anchor: 'middle', size: 11 }),
+    label(left, y + 28, `cheaper ${signedPct(-limit)}`, { size: 11 }),
+    label(left + width, y + 28, `${signedPct(limit)} dearer`, { anchor: 'end', size: 11 }),
+    label(left + width / 2, y + 46, national, { anchor: 'middle', size: 11, room: width }),
   )
-  return parts.join('')
+  return { svg: parts.join(''), bottom: y + 50 }
 }
 
 /** The figures the map draws, in words. */

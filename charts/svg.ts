@@ -116,6 +116,28 @@ export function label(
   return `<text x="${at(x)}" y="${at(y)}"${anchor}${size}${weight}${fill}${squeezed}>${xml(text)}</text>`
 }
 
+/** The width a chart is drawn at unless given one: GET /v1/chart's images, and the explorer's on a wide screen. */
+export const CHART_WIDTH = 640
+/** The narrowest a chart lays itself out for (a 320 px screen less the page's margins); narrower, it is scaled. */
+export const NARROWEST_CHART = 280
+
+/** A width asked for, within what the charts lay themselves out for. */
+export function chartWidth(width: number | undefined): number {
+  return width === undefined ? CHART_WIDTH : Math.round(Math.min(CHART_WIDTH, Math.max(NARROWEST_CHART, width)))
+}
+
+/** Text cut at spaces into lines of about `room` px at `size` px, at most `most` lines (the last one squeezed). */
+export function wrap(text: string, room: number, size: number, most: number): string[] {
+  const lines: string[] = []
+  for (const word of text.split(' ')) {
+    const last = lines[lines.length - 1]
+    if (last !== undefined && (textWidth(`${last} ${word}`, size) <= room || lines.length === most))
+      lines[lines.length - 1] = `${last} ${word}`
+    else lines.push(word)
+  }
+  return lines
+}
+
 /** What a chart is: its name for ids, its size, what it shows in words, and its drawing. */
 export interface ChartParts {
   /** Unique among the charts of one page: the ids of its title and description start with it. */
@@ -132,21 +154,31 @@ export interface ChartParts {
 /**
  * A chart as a standalone SVG document: an image with a title and a description (its
  * text alternative) and a heading drawn at its top, sized for an <img> and scaling
- * with its viewBox when a page sets its width.
+ * with its viewBox when a page sets its width. A heading too long for a narrow chart
+ * takes a second line, and the drawing moves down by it.
  */
 export function chartSvg(parts: ChartParts): string {
-  const { id, width, height, title, description, body } = parts
+  const { id, width, title, description, body } = parts
+  // Bold 15 px runs about a tenth wider than textWidth's plain estimate.
+  const lines = wrap(title, width - 32, 16.5, 2)
+  const extra = (lines.length - 1) * TITLE_LINE
+  const height = parts.height + extra
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
     `role="img" aria-labelledby="${id}-title ${id}-desc" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif" font-size="12">` +
     `<title id="${id}-title">${xml(title)}</title><desc id="${id}-desc">${xml(description)}</desc>` +
     `<rect width="${width}" height="${height}" fill="#ffffff"/>` +
     // The full title stays the text alternative however it is squeezed.
-    label(16, 24, title, { size: 15, weight: 'bold', room: width - 32 }) +
-    body +
+    lines
+      .map((line, i) => label(16, 24 + i * TITLE_LINE, line, { size: 15, weight: 'bold', room: width - 32 }))
+      .join('') +
+    (extra === 0 ? body : `<g transform="translate(0 ${extra})">${body}</g>`) +
     '</svg>'
   )
 }
+
+/** The height of a heading's second line. */
+const TITLE_LINE = 19
 
 /** A make and model as a chart's heading names them: the names the request matched, when there is one of each. */
 export function vehicleName(data: {

@@ -7,6 +7,7 @@ import {
   anchorFor,
   at,
   chartSvg,
+  chartWidth,
   label,
   linear,
   pln,
@@ -16,11 +17,12 @@ import {
   vehicleName,
 } from './svg.js'
 
-const WIDTH = 640
-const HEIGHT = 248
 const LEFT = 24
-const RIGHT = WIDTH - 24
 const AXIS_Y = 186
+/** The legend's first line, and the height of each. */
+const LEGEND = { top: 234, line: 18 }
+/** The room an axis label takes: no more ticks than fit. */
+const TICK_ROOM = 90
 /** The box of the middle half of the prices. */
 const BOX = { top: 114, bottom: 154 }
 /** The asking price's label, and its marker's top and tip. */
@@ -37,7 +39,9 @@ export const VERDICTS = {
  * median with its confidence interval and the average; with the answer's extras, the
  * asking price with its verdict and the median adjusted to a mileage.
  */
-export function valuationChart(data: ValuationData): string {
+export function valuationChart(data: ValuationData, width?: number): string {
+  const WIDTH = chartWidth(width)
+  const RIGHT = WIDTH - LEFT
   const v = data.valuation
   const ask = data.asking_price
   const adjusted = data.adjusted
@@ -48,7 +52,11 @@ export function valuationChart(data: ValuationData): string {
   const high = Math.max(...marks)
   const pad = Math.max((high - low) * 0.12, v.median * 0.02)
   // Prices are never below nothing: the axis starts at 0 at the lowest.
-  const axis = ticks(Math.max(low - pad, 0), high + pad, 6)
+  const axis = ticks(
+    Math.max(low - pad, 0),
+    high + pad,
+    Math.max(3, Math.min(6, Math.floor((RIGHT - LEFT) / TICK_ROOM))),
+  )
   const x = linear(axis[0]!, axis[axis.length - 1]!, LEFT + 8, RIGHT - 8)
   const mid = (BOX.top + BOX.bottom) / 2
 
@@ -118,12 +126,13 @@ export function valuationChart(data: ValuationData): string {
   }
   // What the figures are of, under the heading: a filtered chart shared on its own still says so.
   parts.push(label(16, 44, subtitle(data), { size: 12, fill: COLOURS.muted, room: WIDTH - 32 }))
-  parts.push(legend(adjusted, ask !== null))
+  const key = legend(adjusted, ask !== null, RIGHT)
+  parts.push(key.svg)
 
   return chartSvg({
     id: 'valuation',
     width: WIDTH,
-    height: HEIGHT,
+    height: LEGEND.top + (key.lines - 1) * LEGEND.line + 14,
     title: `${vehicleName(data)} ${data.year}: asking prices (PLN)`,
     description: describe(data),
     body: parts.join(''),
@@ -148,25 +157,51 @@ function subtitle(data: ValuationData): string {
     .join(' · ')
 }
 
-/** What each mark means, on one line under the axis. */
-function legend(adjusted: ValuationData['adjusted'], asked: boolean): string {
-  const y = HEIGHT - 14
-  const items: string[] = [
-    `<rect x="${LEFT}" y="${y - 9}" width="14" height="10" fill="${COLOURS.lightBlue}" stroke="${COLOURS.blue}"/>`,
-    label(LEFT + 18, y, 'middle half', { size: 11 }),
-    `<rect x="${LEFT + 96}" y="${y - 10}" width="10" height="12" fill="${COLOURS.blue}" fill-opacity="0.3"/>`,
-    `<line x1="${LEFT + 101}" x2="${LEFT + 101}" y1="${y - 10}" y2="${y + 2}" stroke="${COLOURS.blue}" stroke-width="3"/>`,
-    label(LEFT + 112, y, 'median and its interval', { size: 11 }),
-    diamond(LEFT + 262, y - 4, COLOURS.ink),
-    label(LEFT + 272, y, 'average', { size: 11 }),
+/** What each mark means, under the axis: its items in a row, on as many lines as the width needs. */
+function legend(
+  adjusted: ValuationData['adjusted'],
+  asked: boolean,
+  right: number,
+): { readonly svg: string; readonly lines: number } {
+  // Each item: its mark drawn at (x, y), the mark's width, and its words.
+  const items: [mark: (x: number, y: number) => string, width: number, words: string][] = [
+    [
+      (x, y) =>
+        `<rect x="${at(x)}" y="${y - 9}" width="14" height="10" fill="${COLOURS.lightBlue}" stroke="${COLOURS.blue}"/>`,
+      14,
+      'middle half',
+    ],
+    [
+      (x, y) =>
+        `<rect x="${at(x)}" y="${y - 10}" width="10" height="12" fill="${COLOURS.blue}" fill-opacity="0.3"/>` +
+        `<line x1="${at(x + 5)}" x2="${at(x + 5)}" y1="${y - 10}" y2="${y + 2}" stroke="${COLOURS.blue}" stroke-width="3"/>`,
+      10,
+      'median and its interval',
+    ],
+    [(x, y) => diamond(x + 6, y - 4, COLOURS.ink), 12, 'average'],
   ]
   if (adjusted !== null)
-    items.push(
-      `<circle cx="${LEFT + 336}" cy="${y - 4}" r="5" fill="#ffffff" stroke="${COLOURS.vermillion}" stroke-width="2"/>`,
-      label(LEFT + 346, y, `median at ${count(adjusted.mileage)} km`, { size: 11 }),
-    )
-  if (asked) items.push(label(RIGHT, y, '▼ asking price', { anchor: 'end', size: 11 }))
-  return items.join('')
+    items.push([
+      (x, y) =>
+        `<circle cx="${at(x + 5)}" cy="${y - 4}" r="5" fill="#ffffff" stroke="${COLOURS.vermillion}" stroke-width="2"/>`,
+      10,
+      `median at ${count(adjusted.mileage)} km`,
+    ])
+  if (asked) items.push([() => '', 0, '▼ asking price'])
+  const parts: string[] = []
+  let x = LEFT
+  let line = 0
+  for (const [mark, width, words] of items) {
+    const room = width + (width === 0 ? 0 : 4) + textWidth(words, 11)
+    if (x > LEFT && x + room > right) {
+      x = LEFT
+      line++
+    }
+    const y = LEGEND.top + line * LEGEND.line
+    parts.push(mark(x, y), label(x + width + (width === 0 ? 0 : 4), y, words, { size: 11 }))
+    x += room + 18
+  }
+  return { svg: parts.join(''), lines: line + 1 }
 }
 
 /** The figures the chart draws, in words. */

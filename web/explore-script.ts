@@ -155,20 +155,35 @@ const regionsTable = (panel, data) => {
  * in a disclosure beside it (and in the image's own description, for screen readers).
  */
 const draw = (panel, data, asked) => {
+  drawn.set(panel, { data, asked })
   for (const figure of panel.querySelectorAll('figure')) {
-    figure.hidden = true
-    const { svg, takeaway, words } = EXPLORER_CHARTS[figure.dataset.chart](data, asked)
+    // Shown first, so that the chart's box has the width the chart is drawn for.
+    figure.hidden = false
     const chart = figure.querySelector('.chart')
+    chart.hidden = false
+    const { svg, takeaway, words } = EXPLORER_CHARTS[figure.dataset.chart](data, { ...asked, width: chart.clientWidth })
     if (svg === undefined) chart.replaceChildren()
     else chart.replaceChildren(document.importNode(new DOMParser().parseFromString(svg, 'image/svg+xml').documentElement, true))
     chart.hidden = svg === undefined
     figure.querySelector('.takeaway').textContent = takeaway
     figure.querySelector('.words').textContent = words
     figure.querySelector('.figures').hidden = svg === undefined
-    figure.hidden = false
   }
   regionsTable(panel, data)
 }
+
+/** Each drawn panel's answer, to draw again for a new width (a phone turned, a window resized). */
+const drawn = new Map()
+let resizing
+let drawnFor = window.innerWidth
+window.addEventListener('resize', () => {
+  clearTimeout(resizing)
+  resizing = setTimeout(() => {
+    if (window.innerWidth === drawnFor) return
+    drawnFor = window.innerWidth
+    for (const [panel, { data, asked }] of drawn) if (!panel.querySelector('figure').hidden) draw(panel, data, asked)
+  }, 150)
+})
 
 const headlineBox = $('headline')
 /** The car asked about in one card: its market value range and how sure it is, and the verdict on its asking price. */
@@ -181,6 +196,7 @@ const showHeadline = (data) => {
 }
 
 const reset = (panel, text) => {
+  drawn.delete(panel)
   panel.querySelector('.state').textContent = text
   panel.querySelector('.state').className = 'state muted'
   for (const figure of panel.querySelectorAll('figure')) figure.hidden = true

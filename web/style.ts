@@ -209,9 +209,9 @@ input.code { font-size: 1.5rem; letter-spacing: .4em; font-family: ui-monospace,
 .panel h3 { margin: .5rem 0 0; font-size: 1.05rem; }
 .panel figure { display: grid; gap: .75rem 1.5rem; }
 .panel figure > * { min-width: 0; }
-/* A chart keeps its text readable on a narrow screen: below its smallest width it scrolls sideways, its words stay in sight. */
+/* The explorer draws each chart for the width of its box (down to a 320 px screen's), so its text keeps its size. */
 .chart { overflow-x: auto; border: 1px solid var(--line); border-radius: var(--radius); }
-.chart svg { display: block; width: 100%; min-width: 30rem; max-width: 40rem; height: auto; }
+.chart svg { display: block; width: 100%; max-width: 40rem; height: auto; }
 figcaption { color: var(--muted); font-size: .95rem; }
 .takeaway { color: var(--ink); font-size: 1rem; margin: 0; }
 .figures summary, .glossary summary { cursor: pointer; color: var(--accent); }

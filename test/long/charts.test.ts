@@ -62,6 +62,10 @@ interface Parsed {
   readonly text: string
   /** What is drawn past the image's edges. */
   readonly outside: readonly string[]
+  /** The smallest text drawn, in px. */
+  readonly smallest: number
+  /** The image's width. */
+  readonly width: number
 }
 
 /** Run in the page: the browser's reading of an SVG document (as a string, the test's own types know no DOM). */
@@ -79,9 +83,11 @@ const PARSE = `(source) => {
     desc: root.querySelector(':scope > desc')?.textContent ?? '',
     points: root.querySelectorAll('circle > title').length,
     tiles: root.querySelectorAll('g > title').length,
-    filledTiles: [...root.querySelectorAll('g > rect')].filter((r) => r.getAttribute('stroke-dasharray') === null).length,
+    filledTiles: [...root.querySelectorAll('g > title')].map((title) => title.parentNode.querySelector(':scope > rect')).filter((r) => r !== null).filter((r) => r.getAttribute('stroke-dasharray') === null).length,
     text: [...root.querySelectorAll('text')].map((e) => e.textContent).join(' | '),
     outside: drawnOutside(doc),
+    smallest: Math.min(...[...root.querySelectorAll('text')].map((e) => Number(e.closest('[font-size]').getAttribute('font-size')))),
+    width: Number(root.getAttribute('width')),
   }
   // Laid out in the page: the marks and texts that reach past the image's edges (1 px spared).
   function drawnOutside(doc) {
@@ -208,6 +214,14 @@ else {
         const parsed = await parse(page, reply.text)
         checkDocument(t, parsed, reply.text, chart)
         checkFigures(t, chart, (JSON.parse(json.text) as { data: unknown }).data, parsed)
+        t.equal(parsed.width, 640, `${chart}: GET /v1/chart draws 640 px wide`)
+        // The explorer draws the same answer for the width its box has, down to a 320 px screen's.
+        for (const width of [288, 390]) {
+          const narrow = EXPLORER_CHARTS[chart]!(JSON.parse(json.text).data, { year: 2017, width }).svg!
+          const seen = await parse(page, narrow)
+          checkDocument(t, seen, narrow, `${chart} at ${width} px`)
+          t.same([seen.width, seen.smallest >= 11], [width, true], `${chart} at ${width} px: no text under 11 px`)
+        }
       }
 
       const polo = await fetch('/v1/chart/valuation.svg?make=VW&model=Polo&year=2017', { key })
@@ -340,7 +354,7 @@ else {
   })
 
   t.test("the explorer page's own charts: the mileage effect, days on market, the factors", async (t) => {
-    const ASKED = { year: 2017 }
+    const ASKED = { year: 2017, width: undefined }
     const vehicle = {
       make: 'VW',
       model: 'Golf',
@@ -359,46 +373,51 @@ else {
       asking_price: null,
     }
     const withoutMileage = EXPLORER_CHARTS.mileage!(valuation, ASKED)
-    const atMileage = EXPLORER_CHARTS.mileage!(
-      {
-        ...valuation,
-        filters: { ...valuation.filters, mileage: 40_000 },
-        adjusted: { mileage: 40_000, median: 58_100, sample_size: 380 },
-      },
-      ASKED,
-    )
+    const atMileageData = {
+      ...valuation,
+      filters: { ...valuation.filters, mileage: 40_000 },
+      adjusted: { mileage: 40_000, median: 58_100, sample_size: 380 },
+    }
+    const atMileage = EXPLORER_CHARTS.mileage!(atMileageData, ASKED)
     const noEffect = EXPLORER_CHARTS.mileage!({ ...valuation, mileage_effect: null }, ASKED)
-    const liquidity = EXPLORER_CHARTS.liquidity!(
-      {
-        ...vehicle,
-        estimated_days_on_market: 42,
-        observed_listing_span: 29,
-        active_listings: 860,
-        sample_size: 1_820,
-        note: '',
-      },
-      ASKED,
-    )
+    const liquidityData = {
+      ...vehicle,
+      estimated_days_on_market: 42,
+      observed_listing_span: 29,
+      active_listings: 860,
+      sample_size: 1_820,
+      note: '',
+    }
+    const liquidity = EXPLORER_CHARTS.liquidity!(liquidityData, ASKED)
     const factor = (label: string, pct: number) => ({
       dimension: 'fuel_type' as const,
       baseline: { label: 'Benzyna', avg_price: 50_000, sample_size: 100 },
       comparison: { label, avg_price: Math.round(50_000 * (1 + pct / 100)), sample_size: 20 },
       price_diff_percent: pct,
     })
-    const factors = EXPLORER_CHARTS['valuation-factors']!(
-      {
-        ...vehicle,
-        total_sample_size: 300,
-        factors: [factor('Benzyna+LPG', -11.7), factor('Hybryda Plug-in', 19.5), factor('x'.repeat(120), 0)],
-      },
-      ASKED,
-    )
+    const factorsData = {
+      ...vehicle,
+      total_sample_size: 300,
+      factors: [factor('Benzyna+LPG', -11.7), factor('Hybryda Plug-in', 19.5), factor('x'.repeat(120), 0)],
+    }
+    const factors = EXPLORER_CHARTS['valuation-factors']!(factorsData, ASKED)
     const drawn = { withoutMileage, atMileage, liquidity, factors }
     for (const [what, chart] of Object.entries(drawn)) {
       const svg = chart.svg!
       const parsed = await parse(page, svg)
       checkDocument(t, parsed, svg, what)
       t.equal(parsed.desc, chart.words, `${what}: the words beside the chart are its text alternative`)
+    }
+    // Drawn for a 320 px screen's box: within its edges, no text under 11 px.
+    for (const [name, data] of [
+      ['mileage', atMileageData],
+      ['liquidity', liquidityData],
+      ['valuation-factors', factorsData],
+    ] as const) {
+      const svg = EXPLORER_CHARTS[name]!(data, { year: 2017, width: 288 }).svg!
+      const seen = await parse(page, svg)
+      checkDocument(t, seen, svg, `${name} at 288 px`)
+      t.same([seen.width, seen.smallest >= 11], [288, true], `${name} at 288 px: no text under 11 px`)
     }
     t.match(withoutMileage.words, /-3\.2 %, -27\.8 % over 100,000 km/, 'the change compounded over 100,000 km')
     t.match((await parse(page, withoutMileage.svg!)).text, /\+200k km/, 'without a mileage: kilometres more')

@@ -88,7 +88,7 @@ const SHOWN = `(selector) => {
     asked: svg === null ? 0 : svg.querySelectorAll('.asked').length,
     points: svg === null ? 0 : svg.querySelectorAll('circle > title').length,
     groups: svg === null ? 0 : svg.querySelectorAll('g > title').length,
-    filled: svg === null ? 0 : [...svg.querySelectorAll('g > rect')].filter((r) => r.getAttribute('stroke-dasharray') === null).length,
+    filled: svg === null ? 0 : [...svg.querySelectorAll('g > title')].map((title) => title.parentNode.querySelector(':scope > rect')).filter((r) => r !== null).filter((r) => r.getAttribute('stroke-dasharray') === null).length,
     labelledBy: ids.map((id) => document.getElementById(id)?.localName ?? '?').join(' '),
   }
 }`
@@ -457,17 +457,20 @@ async function useKey(page: Page, key: string): Promise<void> {
 
 /**
  * The page at a phone's width (360 and 390 px) and a laptop's, a screenshot of each:
- * nothing runs past the screen but the charts' own scrolling boxes; at a laptop's width no
- * text is drawn below 11 px (on a phone the charts keep a smallest width and scroll
- * sideways in their box, drawn at three quarters of their size).
+ * nothing runs past the screen, and no text, the charts' included, is drawn below 11 px
+ * (the charts are drawn again for each width).
  */
 async function widths(t: Test, page: Page, name: string): Promise<void> {
   for (const width of [360, 390, 1280]) {
     await page.setViewportSize({ width, height: 900 })
+    // Drawn again for the new width: each chart as wide as its box (within the widths charts are drawn for).
+    const fitted = `[...document.querySelectorAll('.chart svg')].every((svg) =>
+      Math.abs(svg.width.baseVal.value - Math.min(640, Math.max(280, svg.parentElement.clientWidth))) < 1)`
+    for (let tries = 0; tries < 50 && !(await page.evaluate(fitted)); tries++)
+      await new Promise((resolve) => setTimeout(resolve, 50))
     await screenshot(page, `${name}-${width}`)
     t.same(await outOfSight(page), [], `at ${width} px nothing but the charts themselves runs past the screen`)
-    if (width === 1280)
-      t.same(await smallText(page), [], `at ${width} px no text of the page or its charts below 11 px`)
+    t.same(await smallText(page), [], `at ${width} px no text of the page or its charts below 11 px`)
   }
   await page.setViewportSize({ width: 1280, height: 900 })
 }
