@@ -144,6 +144,10 @@ function legend(limit: number, average: number, chartWidth: number): { readonly 
       `<rect x="${at(left + (i * width) / steps)}" y="${y}" width="${at(width / steps + 0.5)}" height="12" fill="${shade(pct, limit).fill}"/>`,
     )
   }
+  // The national average itself: the line every tile's shade is measured from.
+  parts.push(
+    `<line class="national" x1="${at(left + width / 2)}" x2="${at(left + width / 2)}" y1="${y - 4}" y2="${y + 16}" stroke="${COLOURS.ink}" stroke-width="2"/>`,
+  )
   const national = `against the national average of ${pln(average)}`
   if (wide) {
     parts.push(

@@ -66,6 +66,8 @@ interface Parsed {
   readonly smallest: number
   /** The image's width. */
   readonly width: number
+  /** Whether the national average is marked (the map's). */
+  readonly national: boolean
 }
 
 /** Run in the page: the browser's reading of an SVG document (as a string, the test's own types know no DOM). */
@@ -88,6 +90,7 @@ const PARSE = `(source) => {
     outside: drawnOutside(doc),
     smallest: Math.min(...[...root.querySelectorAll('text')].map((e) => Number(e.closest('[font-size]').getAttribute('font-size')))),
     width: Number(root.getAttribute('width')),
+    national: root.querySelector('.national') !== null,
   }
   // Laid out in the page: the marks and texts that reach past the image's edges (1 px spared).
   function drawnOutside(doc) {
@@ -178,6 +181,7 @@ function checkFigures(t: Test, chart: Chart, data: unknown, parsed: Parsed): voi
         [16, r.regions.length],
         'regional: 16 tiles, those with listings shaded',
       )
+      t.ok(parsed.national, 'regional: the national average marked on the scale the tiles are shaded by')
       break
     }
   }
