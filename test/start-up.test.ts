@@ -41,8 +41,13 @@ t.test('start-up does not load the MCP SDK: only /mcp and `carmarket mcp` import
   )
   t.same(
     [...modules].filter((file) => file.startsWith(join(dist, 'mcp'))).sort(),
-    [join(dist, 'mcp', 'json.js'), join(dist, 'mcp', 'tool-guidance.js'), join(dist, 'mcp', 'tools.js')],
-    'of mcp/ only the definitions of the tools and when to use them, which /docs and llms.txt list: no SDK',
+    [
+      join(dist, 'mcp', 'json.js'),
+      join(dist, 'mcp', 'stdio-bridge.js'),
+      join(dist, 'mcp', 'tool-guidance.js'),
+      join(dist, 'mcp', 'tools.js'),
+    ],
+    'of mcp/ only the definitions of the tools and when to use them, which /docs and llms.txt list, and the program of the package /downloads serves: no SDK',
   )
 })
 
