@@ -329,6 +329,7 @@ const show = async (key, values) => {
         draw(panel, answer.data, asked)
         if (panel === panels[0]) showHeadline(answer.data)
       } catch {
+        reset(panel, '')
         refuse(panel, { code: 'DRAWING', message: 'This browser could not draw this part.' })
       }
       continue
