@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, linkSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { lacking, type Lacks } from './ledger-diff.js'
 import { LedgerError } from './ledger-error.js'
@@ -23,7 +23,7 @@ export interface RestorePlan {
  * folder `dir` under a temporary name, opens the copy (which brings an older layout up
  * to date, as a server would) and compares it with the ledger there. Nothing of the
  * current ledger is changed until `apply`, which swaps the files by renaming, so a
- * restore cut short leaves the one or the other whole.
+ * restore cut short leaves the one or the other whole under the ledger's name.
  */
 export async function planRestore(dir: string, from: string): Promise<RestorePlan> {
   const backup = existsSync(from) && statSync(from).isDirectory() ? join(from, LEDGER_FILE) : from
@@ -50,7 +50,9 @@ export async function planRestore(dir: string, from: string): Promise<RestorePla
       const kept = existsSync(file)
         ? `${LEDGER_FILE}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`
         : undefined
-      if (kept !== undefined) renameSync(file, join(dir, kept))
+      // The ledger replaced is kept as a second name of its file, then the copy takes the
+      // ledger's name in one rename: killed at any moment, the folder holds one whole ledger.
+      if (kept !== undefined) linkSync(file, join(dir, kept))
       renameSync(join(staging, LEDGER_FILE), file)
       // The lock file describes the readers of the ledger replaced: a new one is made on the next open.
       rmSync(join(dir, `${LEDGER_FILE}-lock`), { force: true })
