@@ -1,10 +1,10 @@
 import { resolve } from 'node:path'
 import { Command } from 'commander'
 import { lacksNothing, type LackedEntries, type Lacks } from '../ledger/ledger-diff.js'
-import { planRestore } from '../ledger/lmdb-restore.js'
+import { inUse, planRestore } from '../ledger/lmdb-restore.js'
 import { count, counted } from '../format/amounts.js'
 import { isPostgres, migrateLedger } from './engines.js'
-import { EnvironmentError, UsageError } from './handle-error.js'
+import { UsageError } from './handle-error.js'
 import { ledgerOptions, print, withLedger } from './ledger-options.js'
 import { lines, terminal, type TerminalText } from './terminal-text.js'
 
@@ -73,11 +73,12 @@ Nothing was changed. Run again with --force to restore it all the same.`,
     }
     if (plan.users.length > 0) {
       plan.discard()
-      throw new EnvironmentError(
-        `the ledger is open in process ${plan.users.join(', ')}: stop the servers (and commands) that use it, then restore`,
-      )
+      throw inUse(plan.users)
     }
-    const kept = plan.apply()
+    const kept = await plan.apply().catch((error: unknown) => {
+      plan.discard()
+      throw error
+    })
     const where = resolve(flags.ledger)
     print(
       flags,

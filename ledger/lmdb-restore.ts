@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, linkSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, linkSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { lacking, type Lacks } from './ledger-diff.js'
 import { LedgerError } from './ledger-error.js'
@@ -12,8 +12,11 @@ export interface RestorePlan {
   readonly lacks: Lacks | undefined
   /** Processes that have the current ledger open: a restore under them is refused. */
   readonly users: readonly number[]
-  /** Puts the backup in place; the ledger it replaces is kept beside it, under the name returned. */
-  readonly apply: () => string | undefined
+  /**
+   * Puts the backup in place, unless a process has the ledger open by then; the ledger it
+   * replaces is kept beside it, under the name returned.
+   */
+  readonly apply: () => Promise<string | undefined>
   /** Forgets the copy made of the backup, changing nothing. */
   readonly discard: () => void
 }
@@ -22,31 +25,36 @@ export interface RestorePlan {
  * Copies the backup `from` (a `ledger backup` folder, or its ledger.mdb) into the ledger
  * folder `dir` under a temporary name, opens the copy (which brings an older layout up
  * to date, as a server would) and compares it with the ledger there. Nothing of the
- * current ledger is changed until `apply`, which swaps the files by renaming, so a
+ * current ledger's records is changed until `apply` (opening it upgrades an older layout,
+ * as every command that opens it does), which swaps the files by renaming, so a
  * restore cut short leaves the one or the other whole under the ledger's name.
  */
 export async function planRestore(dir: string, from: string): Promise<RestorePlan> {
   const backup = existsSync(from) && statSync(from).isDirectory() ? join(from, LEDGER_FILE) : from
   if (!existsSync(backup)) throw new LedgerError('not_supported', `${backup}: no ledger backup there`)
   privateDir(dir)
-  const staging = mkdtempSync(join(dir, '.restoring-'))
+  // A restore killed before it ended left its copy behind: it is no use to this one.
+  for (const name of readdirSync(dir))
+    if (name.startsWith(STAGING)) rmSync(join(dir, name), { recursive: true, force: true })
+  const staging = mkdtempSync(join(dir, STAGING))
   const discard = () => rmSync(staging, { recursive: true, force: true })
   try {
     copyFileSync(backup, join(staging, LEDGER_FILE))
     const restored = await read(staging, backup)
     const file = join(dir, LEDGER_FILE)
     let lacks: Lacks | undefined
-    let users: number[] = []
     if (existsSync(file)) {
       const current = LmdbLedger.open(dir)
       try {
         lacks = lacking(await current.contents(), restored)
-        users = current.otherProcesses()
       } finally {
         await current.close()
       }
     }
-    const apply = () => {
+    const apply = async () => {
+      // Asked again at the last moment: a server started since the comparison must not lose its writes.
+      const users = await usersOf(dir)
+      if (users.length > 0) throw inUse(users)
       const kept = existsSync(file)
         ? `${LEDGER_FILE}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`
         : undefined
@@ -59,13 +67,37 @@ export async function planRestore(dir: string, from: string): Promise<RestorePla
       discard()
       return kept
     }
-    return { lacks, users, apply, discard }
+    return { lacks, users: await usersOf(dir), apply, discard }
   } catch (error) {
     discard()
     throw error
   }
 }
 
+const STAGING = '.restoring-'
+
+/** The processes other than this one that have the ledger in `dir` open; none when there is no ledger yet. */
+async function usersOf(dir: string): Promise<number[]> {
+  if (!existsSync(join(dir, LEDGER_FILE))) return []
+  const ledger = LmdbLedger.open(dir)
+  try {
+    return ledger.otherProcesses()
+  } finally {
+    await ledger.close()
+  }
+}
+
+export function inUse(users: readonly number[]): LedgerError {
+  return new LedgerError(
+    'unavailable',
+    `the ledger is open in process ${users.join(', ')}: stop the servers (and commands) that use it, then restore`,
+  )
+}
+
+/**
+ * The backup's contents. Only its accounts, keys and payments are compared (`lacking`
+ * reads no entry of the backup), so what is returned outlives the ledger closed here.
+ */
 async function read(staging: string, backup: string): Promise<LedgerContents> {
   let ledger: LmdbLedger
   try {

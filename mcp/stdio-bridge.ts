@@ -25,7 +25,8 @@ import { createInterface } from 'node:readline'
 const SERVICE = ${JSON.stringify(target.url)}
 const KEY_HEADER = ${JSON.stringify(target.keyHeader)}
 const FOREIGN_KEY_VARIABLES = ${JSON.stringify(FOREIGN_KEY_VARIABLES)}
-const USAGE = \`carmarket-mcp ${target.version}: the tools of \${SERVICE}/mcp for MCP clients that speak stdio
+const VERSION = ${JSON.stringify(target.version)}
+const USAGE = \`carmarket-mcp \${VERSION}: the tools of \${SERVICE}/mcp for MCP clients that speak stdio
 
   --api-key KEY     the key (env CARMARKET_API_KEY); without one, the keyless demo tier
   --base-url URL    another carmarket service (env CARMARKET_BASE_URL)
@@ -42,7 +43,7 @@ for (let i = 0; i < argv.length; i++) {
     process.exit(0)
   }
   if (arg === '--version') {
-    process.stdout.write('${target.version}\\n')
+    process.stdout.write(VERSION + '\\n')
     process.exit(0)
   }
   const [name, inline] = arg.split(/=(.*)/s)
@@ -132,7 +133,7 @@ const forward = async (line) => {
     return failed(id, endpoint + ' answered ' + response.status + (typeof said === 'string' ? ': ' + said : '.'))
   }
   for (const m of rpc) {
-    if (message.method === 'initialize' && m.id === id && typeof m.result?.protocolVersion === 'string')
+    if (message?.method === 'initialize' && m.id === id && typeof m.result?.protocolVersion === 'string')
       protocol = m.result.protocolVersion
     write(m)
   }
@@ -140,7 +141,8 @@ const forward = async (line) => {
 
 // Messages are posted as they come: answers carry their ids, so they may return in any order.
 createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {
-  if (line.trim() !== '') forward(line)
+  // Whatever one message does, the next ones are still passed on.
+  if (line.trim() !== '') forward(line).catch((error) => say('a message could not be passed on: ' + String(error)))
 })
 `
 }

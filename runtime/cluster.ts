@@ -273,9 +273,13 @@ export function workerLink(): {
       if (!isMessage(message)) return
       if (message.carmarket === 'sample?')
         // The channel may close while the counts are read: the primary then no longer waits for them.
-        void worker.sample().then((sample) => {
-          if (process.connected) process.send!({ carmarket: 'sample', id: message.id, sample } satisfies Message)
-        })
+        worker
+          .sample()
+          .then((sample) => {
+            if (process.connected) process.send!({ carmarket: 'sample', id: message.id, sample } satisfies Message)
+          })
+          // Counts that could not be read or sent: the primary answers /metrics with the others' when it stops waiting.
+          .catch(() => {})
       else if (message.carmarket === 'gathered') waiting.get(message.id)?.(message.sample)
       else if (message.carmarket === 'reload') worker.reload()
       else if (message.carmarket === 'stop') worker.stop()

@@ -313,7 +313,8 @@ const show = async (key, values) => {
       refuse(panel, stopped)
       continue
     }
-    if (key === '' && demo !== undefined && demo.left === 0) {
+    // The first part is always asked: the demo's day may have turned since the count was told.
+    if (key === '' && panel !== panels[0] && demo !== undefined && demo.left === 0) {
       unloaded(panel, 'Not asked for: the free demo has no calls left today.')
       skipped++
       continue

@@ -34,6 +34,7 @@ Documentation: ${site.url}/docs#mcp
     { path: 'package/README.md', text: readme },
     { path: 'package/carmarket-mcp.js', text: bridgeProgram(target), executable: true },
   ]
-  const built = new Date(manifest?.created_at ?? 0)
+  const created = Date.parse(manifest?.created_at ?? '')
+  const built = new Date(Number.isFinite(created) ? created : 0)
   return resource(MCP_PACKAGE_PATH, tarball(files, built), 'application/gzip', false)
 }
