@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { migrate } from '../ledger/pg-schema.js'
 import { paymentReference } from '../ledger/payment-terms.js'
-import { CHECKOUTS_PER_CLIENT_PER_HOUR } from '../runtime/billing.js'
+import { CHECKOUTS_PER_CLIENT_PER_HOUR, KEY_MAIL_WINDOW_MS } from '../runtime/billing.js'
 import { paymentMethodsFor } from '../runtime/stripe-checkout.js'
 import { freshDatabase } from './services.js'
 import { SECRET_KEY, StripeStandIn, WEBHOOK_SECRET } from './stripe-standin.js'
@@ -408,6 +408,7 @@ t.test('payments reconcile names a session paid but never granted, and --fix gra
   )
   t.same([report.paid, report.granted, report.grantedTwice], [2, 1, []])
 
+  const fixing = Date.now()
   const fixed = await reconcile('--fix')
   t.equal(fixed.code, 0)
   t.same(
@@ -417,6 +418,13 @@ t.test('payments reconcile names a session paid but never granted, and --fix gra
     ]),
     [['granted', true]],
   )
+  // The event comes after all, late: the grant stands, and the key of the account --fix opened goes out. The
+  // grant was made after `fixing`, so a delivery answered within the window of it was within the grant's (on a
+  // loaded machine the --fix run alone can take longer, and then the window may have passed).
+  const late = await standIn.deliver('checkout.session.completed', standIn.sessions.get(lost.body.data.session_id)!)
+  if (Date.now() - fixing < KEY_MAIL_WINDOW_MS)
+    t.equal(late.status, 503, 'within seconds of the grant, the key may still be on its way: told to come again')
+  else t.ok([200, 503].includes(late.status), `about the window's end: answered ${late.status}, never an error`)
   const again = JSON.parse((await reconcile('--fix')).stdout) as { paidNotGranted: unknown[]; fixed: unknown[] }
   t.same([again.paidNotGranted, again.fixed], [[], []], 'once')
   const listed = JSON.parse((await carmarketWith(env, ['payments', 'list', '--ledger', ledger, '--json'])).stdout) as {
@@ -426,7 +434,4 @@ t.test('payments reconcile names a session paid but never granted, and --fix gra
     listed.payments.map((p) => p.credits),
     [5_000, 15_000],
   )
-  // The event comes after all, late: the grant stands, and the key of the account --fix opened goes out.
-  const late = await standIn.deliver('checkout.session.completed', standIn.sessions.get(lost.body.data.session_id)!)
-  t.equal(late.status, 503, 'within seconds of the grant, the key may still be on its way: told to come again')
 })
