@@ -1,9 +1,9 @@
-import { count } from '../format/amounts.js'
+import { count, counted } from '../format/amounts.js'
 import type { LiquidityData } from '../query/answers.js'
 import { barChartSvg } from './bar-chart.js'
 import { COLOURS, vehicleName } from './svg.js'
 
-const days = (n: number) => `${count(n)} ${n === 1 ? 'day' : 'days'}`
+const days = (n: number) => counted(n, 'day')
 
 /** How long cars stay listed: the median span seen, and the estimate with the days before a listing is first seen. */
 export function liquidityChart(data: LiquidityData, width?: number): string {

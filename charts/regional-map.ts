@@ -131,11 +131,11 @@ export function regionalMap(data: RegionalData, width?: number): string {
  * A bar shaded from -limit to +limit per cent, with the national average it is measured
  * from: its ends' words beside it on a wide chart, under it on a narrow one.
  */
-function legend(limit: number, average: number, chartWidth: number): { readonly svg: string; readonly bottom: number } {
+function legend(limit: number, average: number, drawn: number): { readonly svg: string; readonly bottom: number } {
   const y = TILE.top + 4 * (TILE.height + TILE.gap) + 14
-  const wide = chartWidth >= 600
+  const wide = drawn >= 600
   const left = wide ? TILE.left + 150 : TILE.left
-  const width = wide ? 300 : chartWidth - 2 * TILE.left
+  const width = wide ? 300 : drawn - 2 * TILE.left
   const steps = 20
   const parts: string[] = []
   for (let i = 0; i < steps; i++) {

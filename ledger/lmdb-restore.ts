@@ -43,10 +43,12 @@ export async function planRestore(dir: string, from: string): Promise<RestorePla
     const restored = await read(staging, backup)
     const file = join(dir, LEDGER_FILE)
     let lacks: Lacks | undefined
+    let users: number[] = []
     if (existsSync(file)) {
       const current = LmdbLedger.open(dir)
       try {
         lacks = lacking(await current.contents(), restored)
+        users = current.otherProcesses()
       } finally {
         await current.close()
       }
@@ -67,7 +69,7 @@ export async function planRestore(dir: string, from: string): Promise<RestorePla
       discard()
       return kept
     }
-    return { lacks, users: await usersOf(dir), apply, discard }
+    return { lacks, users, apply, discard }
   } catch (error) {
     discard()
     throw error

@@ -1,4 +1,4 @@
-import { count as n } from '../format/amounts.js'
+import { count as n, counted } from '../format/amounts.js'
 import { mileageWindow } from '../format/mileage-window.js'
 import { MIN_LISTINGS } from '../format/schema.js'
 import { ApiError } from './api-error.js'
@@ -17,10 +17,6 @@ export function describe(resolution: Resolution, year?: number): string {
   return year === undefined ? name : `${name} ${year}`
 }
 
-function listings(count: number): string {
-  return count === 1 ? '1 listing' : `${n(count)} listings`
-}
-
 function km(distance: number): string {
   return `${n(distance)} km`
 }
@@ -34,7 +30,7 @@ export function insufficient(
   sampleSize: number,
   condition = 'are in the data',
 ): ApiError {
-  const message = `Only ${listings(sampleSize)} of ${describe(resolution, year)} ${condition}; ${NEEDED}.`
+  const message = `Only ${counted(sampleSize, 'listing')} of ${describe(resolution, year)} ${condition}; ${NEEDED}.`
   return new ApiError('INSUFFICIENT_DATA', message, { sample_size: sampleSize })
 }
 
@@ -46,7 +42,7 @@ export function thinCurve(resolution: Resolution, fuelType: string | null, listi
   const fuel = fuelType === null ? '' : ` with fuel_type ${fuelType}`
   const message =
     `No production year of ${describe(resolution)}${fuel} has at least ${MIN_LISTINGS} listings ` +
-    `(${listings(listingsInAllYears)} in all years).`
+    `(${counted(listingsInAllYears, 'listing')} in all years).`
   return new ApiError('INSUFFICIENT_DATA', message, { sample_size: listingsInAllYears })
 }
 
@@ -88,7 +84,7 @@ export function filterMiss(
       : ''
   const left = sampleSize === 0 ? 'None' : `Only ${n(sampleSize)}`
   const have = `${sampleSize <= 1 ? 'has' : 'have'} ${filterText(params)}${each}`
-  const message = `${left} of the ${listings(counts.all)} of ${describe(resolution, params.year)} ${have}; ${NEEDED}.`
+  const message = `${left} of the ${counted(counts.all, 'listing')} of ${describe(resolution, params.year)} ${have}; ${NEEDED}.`
   return new ApiError('INSUFFICIENT_DATA', message, { sample_size: sampleSize, filters: filters(params) })
 }
 
@@ -114,7 +110,7 @@ export function mileageMiss(
   const window = mileageWindow(mileage)
   const other = filterText(params)
   const narrowed = other === '' ? '' : ` with ${other}`
-  const left = sampleSize === 0 ? 'No listings' : `Only ${listings(sampleSize)}`
+  const left = sampleSize === 0 ? 'No listings' : `Only ${counted(sampleSize, 'listing')}`
   const range = `${n(window.from)}–${km(window.to)}`
   const within = `${sampleSize === 1 ? 'is' : 'are'} within ±30 % of ${km(mileage)} (${range})`
   const spread =

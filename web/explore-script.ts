@@ -10,7 +10,7 @@
 export const EXPLORE_SCRIPT = `import { EXPLORER_CHARTS } from '../charts/explorer.js'
 import { signedPct } from '../charts/svg.js'
 import { headline } from '../charts/takeaways.js'
-import { count } from '../format/amounts.js'
+import { count, counted } from '../format/amounts.js'
 
 const $ = (id) => document.getElementById(id)
 const form = $('explore')
@@ -216,10 +216,9 @@ const registerUrl = form.dataset.register
 const demoQuota = Number(form.dataset.demoQuota)
 /** The one note on the demo, when it left parts out: what it allows, and the way to see the rest. */
 const demoSpent = (left, skipped) => {
-  const parts = skipped === 1 ? 'part' : 'parts'
   say(demoBox, [
     'The free demo answers ' + count(demoQuota) + ' market calls a day from your address' +
-      (left === 0 ? ', all used now' : '') + ': ' + count(skipped) + ' ' + parts + ' of this view ' +
+      (left === 0 ? ', all used now' : '') + ': ' + counted(skipped, 'part') + ' of this view ' +
       (skipped === 1 ? 'was' : 'were') + ' not asked for. ',
     link(registerUrl, 'Register for a free key'),
     ' to see the whole view (or paste a key under "Use an API key").',
