@@ -23,15 +23,16 @@ export async function benchSnapshots(listings: number): Promise<string> {
 
 /**
  * The sample export of `listings` listings (seed `bench`, as of 2026-09-30), generated on first use under a temporary
- * name and then renamed, so that a run stopped half way leaves no cut file for the next to read.
+ * name and then renamed, so that a run stopped half way leaves no cut file for the next to read. `detail` false: the
+ * same market without the detail columns, as exports were before them.
  */
-export async function benchExport(listings: number): Promise<string> {
+export async function benchExport(listings: number, detail = true): Promise<string> {
   mkdirSync(BENCH_DATA, { recursive: true })
-  const file = join(BENCH_DATA, `listings-${listings}.csv.gz`)
+  const file = join(BENCH_DATA, `listings-${listings}${detail ? '' : '-without-detail'}.csv.gz`)
   if (existsSync(file)) return file
   process.stderr.write(`generating ${listings} listings into ${file}\n`)
   const partial = `${file}.partial`
-  await generateExport({ out: partial, listings, seed: 'bench', asOf: '2026-09-30' })
+  await generateExport({ out: partial, listings, seed: 'bench', asOf: '2026-09-30', detail })
   renameSync(partial, file)
   return file
 }

@@ -6,9 +6,12 @@
  * fit per make/model/year, the median per make/model/year and fuel). Every job runs in a
  * child process of its own (peak RSS is that process's); the median of the runs is
  * reported. `--before DIR` also times the build of another checkout's compiled code, so
- * that a change to the build is judged against the code before it in the same run.
+ * that a change to the build is judged against the code before it in the same run. Each
+ * size is measured on the export with its detail columns (version, generation, body type,
+ * power, displacement) and on the same market without them (`--detail with|without` for
+ * one of the two).
  *
- *   npm run bench:build -- [--scales 1,5] [--runs 3] [--before DIR]
+ *   npm run bench:build -- [--scales 1,5] [--runs 3] [--before DIR] [--detail with|without]
  */
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
@@ -25,6 +28,7 @@ const option = (name: string, fallback: string) => {
 const scales = option('--scales', '1').split(',').map(Number)
 const runs = Number(option('--runs', '3'))
 const before = option('--before', '')
+const details = option('--detail', 'with,without').split(',')
 const measure = fileURLToPath(new URL('./measure.js', import.meta.url))
 
 interface Measured {
@@ -59,45 +63,46 @@ function median(values: number[]): number {
 
 const jobs = ['scan', 'duckdb', 'duckdb-figures', 'build', ...(before === '' ? [] : ['before'])]
 const rows: string[] = []
-for (const scale of scales) {
-  const listings = Math.round(DEFAULT_LISTINGS * scale)
-  const file = await benchExport(listings)
-  const results = new Map<string, Measured[]>(jobs.map((job) => [job, []]))
-  for (let i = 0; i < runs; i++) {
-    for (const job of jobs) {
-      const m = run(job, file)
-      results.get(job)!.push(m)
-      process.stderr.write(
-        `${listings} ${job} run ${i + 1}: ${m.seconds.toFixed(2)} s, CPU ${m.cpu_seconds.toFixed(2)} s, ${m.max_rss_mb} MB\n`,
-      )
+for (const scale of scales)
+  for (const detail of details) {
+    const listings = Math.round(DEFAULT_LISTINGS * scale)
+    const file = await benchExport(listings, detail === 'with')
+    const results = new Map<string, Measured[]>(jobs.map((job) => [job, []]))
+    for (let i = 0; i < runs; i++) {
+      for (const job of jobs) {
+        const m = run(job, file)
+        results.get(job)!.push(m)
+        process.stderr.write(
+          `${listings} ${detail} detail ${job} run ${i + 1}: ${m.seconds.toFixed(2)} s, CPU ${m.cpu_seconds.toFixed(2)} s, ${m.max_rss_mb} MB\n`,
+        )
+      }
     }
-  }
-  const summary = (job: string): Summary => {
-    const ms = results.get(job)!
-    return {
-      seconds: median(ms.map((m) => m.seconds)),
-      cpu: median(ms.map((m) => m.cpu_seconds)),
-      rss: median(ms.map((m) => m.max_rss_mb)),
+    const summary = (job: string): Summary => {
+      const ms = results.get(job)!
+      return {
+        seconds: median(ms.map((m) => m.seconds)),
+        cpu: median(ms.map((m) => m.cpu_seconds)),
+        rss: median(ms.map((m) => m.max_rss_mb)),
+      }
     }
+    const scan = summary('scan')
+    const quartiles = summary('duckdb')
+    const figures = summary('duckdb-figures')
+    const build = summary('build')
+    const earlier = before === '' ? '' : ` ${timed(summary('before'))} | ${ratio(build, summary('before'))} |`
+    rows.push(
+      `| ${listings.toLocaleString('en-US')} | ${detail} | ${scan.seconds.toFixed(2)} s | ${timed(quartiles)} | ${timed(figures)} | ` +
+        `${timed(build)} | ${Math.round(listings / build.seconds).toLocaleString('en-US')} | ` +
+        `${ratio(build, quartiles)} | ${ratio(build, figures)} | ${ratio(figures, quartiles)} | ${ratio(build, scan)} |${earlier}`,
+    )
   }
-  const scan = summary('scan')
-  const quartiles = summary('duckdb')
-  const figures = summary('duckdb-figures')
-  const build = summary('build')
-  const earlier = before === '' ? '' : ` ${timed(summary('before'))} | ${ratio(build, summary('before'))} |`
-  rows.push(
-    `| ${listings.toLocaleString('en-US')} | ${scan.seconds.toFixed(2)} s | ${timed(quartiles)} | ${timed(figures)} | ` +
-      `${timed(build)} | ${Math.round(listings / build.seconds).toLocaleString('en-US')} | ` +
-      `${ratio(build, quartiles)} | ${ratio(build, figures)} | ${ratio(figures, quartiles)} | ${ratio(build, scan)} |${earlier}`,
-  )
-}
 const beforeColumns = before === '' ? ['', ''] : [' build of --before | build / --before |', '---|---|']
 process.stdout.write(
   [
     `runs per job: ${runs} (median), node ${process.version}${before === '' ? '' : `, --before ${before}`}`,
-    '| listings | plain scan | DuckDB quartiles | DuckDB with the figures | carmarket build | rows/s | build / DuckDB quartiles | ' +
+    '| listings | detail columns | plain scan | DuckDB quartiles | DuckDB with the figures | carmarket build | rows/s | build / DuckDB quartiles | ' +
       `build / DuckDB with the figures | DuckDB with the figures / quartiles | build / scan |${beforeColumns[0]}`,
-    `|---|---|---|---|---|---|---|---|---|---|${beforeColumns[1]}`,
+    `|---|---|---|---|---|---|---|---|---|---|---|${beforeColumns[1]}`,
     ...rows,
     '',
   ].join('\n'),

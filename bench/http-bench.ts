@@ -352,6 +352,13 @@ const all: Server[] = [
     start: serve(lmdbLedger, QUIET),
   },
   {
+    // A narrowed question (data contract 4.1): the key's listings scanned for a version word.
+    label: 'keyed valuation, detail (Golf GTI)',
+    ...keyed,
+    path: VALUATION.replace('model=Golf', 'model=Golf%20GTI'),
+    start: serve(lmdbLedger, QUIET),
+  },
+  {
     label: 'keyed valuation, 2 workers (sharing the 2 cores with wrk)',
     ...keyed,
     start: serve(lmdbLedger, [...QUIET, '--workers', '2']),

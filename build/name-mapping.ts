@@ -1,8 +1,20 @@
-import { NameLookup } from '../format/name-matcher.js'
+import { DetailWords } from '../format/detail-words.js'
+import { NameLookup, splits } from '../format/name-matcher.js'
 import { normalize } from '../format/normalize.js'
-import type { FamilyNames, MakeNames, ModelNames, NameIndex, UnlistedMake } from '../format/schema.js'
-import type { AliasMake, AliasTable } from './alias-table.js'
+import type {
+  DetailWordIndex,
+  FamilyNames,
+  MakeNames,
+  ModelNames,
+  NameIndex,
+  PoolNames,
+  UnlistedMake,
+  VariantNames,
+} from '../format/schema.js'
+import { BODY_TYPES, FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
+import type { AliasMake, AliasTable, DetailWords as TableWords } from './alias-table.js'
 import type { Spellings } from './listing-store.js'
+import { modelPools } from './model-pools.js'
 import type { ModelListings } from './statistics.js'
 
 /** Where each spelling of the export went, and the canonical names that came out. */
@@ -53,7 +65,7 @@ export function mapNames(
     const count = counts.model[id]!
     if (count === 0) return
     const make = makeOf[spellings.modelSpellingMake[id]!]!
-    const known = modelTables.get(make)?.find(spelling)?.value
+    const known = tableModel(modelTables.get(make), spelling)
     const group = known === undefined ? models.group(String(make), spelling, count) : models.fixed(String(make), known)
     modelGroup[id] = group
     groupMake.set(group, make)
@@ -67,6 +79,21 @@ export function mapNames(
     makes: makeNames.names,
     models: modelNames.names.map((name, i) => ({ make: modelMake[i]!, name, curated: modelNames.fixed(i) })),
   }
+}
+
+/**
+ * The table's model an export's model spelling names: as a whole (steps 1-3), else by the
+ * longest model name it starts with (contract 4.1): `Golf GTI`, `Octavia RS`, `A4 2.0 TDI`
+ * are a Golf, an Octavia, an A4. The words after it choose no more than the model: a
+ * listing's version is its version column's, which a marketplace fills from its catalogue.
+ */
+function tableModel(lookup: NameLookup<string> | undefined, spelling: string): string | undefined {
+  if (lookup === undefined) return undefined
+  for (const { head } of splits(spelling)) {
+    const found = lookup.find(head)
+    if (found !== undefined) return found.value
+  }
+  return undefined
 }
 
 /** The table's makes by their names and aliases, as an export's make spellings are resolved. */
@@ -86,14 +113,16 @@ export function makeLookup(table: AliasTable): NameLookup<AliasMake> {
 const makeLookups = new WeakMap<AliasTable, NameLookup<AliasMake>>()
 
 /**
- * The models of one make of the table, for an export's spellings: their names and
- * aliases, and a family that stands for a single model (an export may write `C-Class`).
+ * The models of one make of the table, for an export's spellings: their names, aliases
+ * and detail aliases (an export may file a listing under `320d`), and a family that
+ * stands for a single model (an export may write `C-Class`).
  */
 export function modelLookup(make: AliasMake): NameLookup<string> {
   const lookup = new NameLookup<string>()
   for (const model of make.models) {
     lookup.name(model.name, model.name)
     for (const alias of model.aliases) lookup.alias(alias, model.name)
+    for (const { alias } of model.detail) lookup.alias(alias, model.name)
   }
   for (const family of make.families) {
     if (family.models.length === 1) lookup.alias(family.name, family.models[0]!)
@@ -211,17 +240,26 @@ class Canonicalizer {
 
 /**
  * The name index the runtime resolves requests with: every canonical make and model
- * with listings (and the years they have), every name and alias the table knows of the
- * make, listed or not, and the families whose models have listings.
+ * with listings (and the years they have), every name, alias and detail alias the table
+ * knows of the make, listed or not, the families and pools whose models have listings,
+ * and the words of a model name that narrow a filter. `bodyYears` tells how many listings
+ * of a model each year has of a body type, which a body variant pools.
  */
 export function nameIndex(
   names: CanonicalNames,
   listings: ReadonlyMap<number, ModelListings>,
   table: AliasTable,
+  bodyYears: (model: number, body: number) => ReadonlyMap<number, number>,
 ): NameIndex {
   const tableMakes = new Map(table.makes.map((m) => [m.name, m]))
+  const wordIndex = detailWordIndex(table.words)
+  const words = new DetailWords(wordIndex)
   const byMake = names.makes.map((): ModelNames[] => [])
-  names.models.forEach((m, index) => byMake[m.make]!.push({ name: m.name, ...listings.get(index)! }))
+  const modelIndex = new Map<string, number>()
+  names.models.forEach((m, index) => {
+    byMake[m.make]!.push({ name: m.name, ...listings.get(index)! })
+    modelIndex.set(`${m.make}\u0000${m.name}`, index)
+  })
   const makes: MakeNames[] = names.makes.map((make, makeIndex) => {
     const entry = tableMakes.get(make)
     tableMakes.delete(make)
@@ -229,14 +267,42 @@ export function nameIndex(
     const byName = new Map(models.map((m) => [m.name, m]))
     const families: FamilyNames[] = []
     const unlisted: string[] = []
+    const listedFamily = (name: string, all: readonly string[]) => {
+      const members = all.filter((m) => byName.has(m))
+      return members.length === 0
+        ? undefined
+        : { name, models: members, years: yearsOf(members.map((m) => byName.get(m)!.years)) }
+    }
     for (const family of entry?.families ?? []) {
-      const members = family.models.filter((m) => byName.has(m))
-      if (members.length === 0) {
-        unlisted.push(family.name)
-        continue
-      }
-      const familyYears = [...new Set(members.flatMap((m) => byName.get(m)!.years))].sort((a, b) => a - b)
-      families.push({ name: family.name, models: members, years: familyYears })
+      const listed = listedFamily(family.name, family.models)
+      if (listed === undefined) unlisted.push(family.name)
+      else families.push(listed)
+    }
+    const pools: PoolNames[] = []
+    for (const pool of entry === undefined ? [] : modelPools(entry, words)) {
+      const listed = listedFamily(pool.name, pool.models)
+      if (listed === undefined) continue
+      // A pool's name that is no model of the table (`R8` of `R8 Coupé` and `R8 Spyder`) is
+      // found as its family's, however few of its models are listed.
+      const named = listed.models.length >= 2 || entry?.models.some((m) => m.name === pool.name) !== true
+      if (named && !families.some((f) => f.name === pool.name)) families.push(listed)
+      const base = pool.base === undefined ? undefined : modelIndex.get(`${makeIndex}\u0000${pool.base}`)
+      const variants = pool.variants.flatMap(({ name, body }): VariantNames[] => {
+        if (body === UNKNOWN) return []
+        const own = byName.get(name)
+        const pooled = base === undefined ? new Map<number, number>() : bodyYears(base, body)
+        if (own === undefined && pooled.size === 0) return []
+        return [
+          {
+            name,
+            body,
+            models: [...(own === undefined ? [] : [name]), ...(pooled.size === 0 ? [] : [pool.base!])],
+            years: yearsOf([own?.years ?? [], [...pooled.keys()]]),
+            pooled: pooled.size > 0,
+          },
+        ]
+      })
+      pools.push({ name: pool.name, names: pool.names, models: listed.models, years: listed.years, variants })
     }
     for (const model of entry?.models ?? []) if (!byName.has(model.name)) unlisted.push(model.name)
     return {
@@ -244,12 +310,37 @@ export function nameIndex(
       aliases: entry?.aliases ?? [],
       models,
       model_aliases: (entry?.models ?? []).flatMap((m) => m.aliases.map((alias) => [alias, m.name] as const)),
+      detail_aliases: (entry?.models ?? []).flatMap((m) => m.detail.map((d) => [d.alias, m.name, d.detail] as const)),
       families,
+      pools,
       unlisted,
     }
   })
   const unlistedMakes: UnlistedMake[] = [...tableMakes.values()].map((m) => ({ name: m.name, aliases: m.aliases }))
-  return { makes: makes.sort((a, b) => polish.compare(a.name, b.name)), unlisted_makes: unlistedMakes }
+  return {
+    makes: makes.sort((a, b) => polish.compare(a.name, b.name)),
+    unlisted_makes: unlistedMakes,
+    detail_words: wordIndex,
+  }
+}
+
+/** The years of several models, ascending, each once. */
+function yearsOf(years: readonly (readonly number[])[]): number[] {
+  return [...new Set(years.flat())].sort((a, b) => a - b)
+}
+
+/** The table's detail words with the codes of the values they name, as the snapshot keeps them. */
+export function detailWordIndex(words: TableWords): DetailWordIndex {
+  const coded = <T extends string>(table: Partial<Record<T, readonly string[]>>, values: readonly T[]) =>
+    (Object.entries(table) as [T, readonly string[]][]).flatMap(([value, spellings]) =>
+      spellings.map((w) => [w, values.indexOf(value)] as const),
+    )
+  return {
+    fuel_type: coded(words.fuel_type, FUEL_TYPES),
+    gearbox: coded(words.gearbox, GEARBOXES),
+    body_type: coded(words.body_type, BODY_TYPES),
+    body_variants: words.body_variants,
+  }
 }
 
 /** One collator for every sort: `localeCompare` with a locale builds one per comparison. */

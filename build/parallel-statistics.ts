@@ -6,10 +6,14 @@ import { answerProblem } from '../query/answer-consistency.js'
 import { BuildError, type BuildErrorCode } from './build-error.js'
 import { StatisticsBuilder, type GroupedRows, type KeyStatistics, type YearMedian } from './statistics.js'
 
-/** One key to compute: a model or family, the canonical models it pools, a production year. */
+/**
+ * One key to compute: a model or family, the canonical models it pools (each of the body
+ * in `bodies` alone where that is not UNKNOWN: a body variant's base), a production year.
+ */
 export interface KeyJob {
   readonly target: Target
   readonly models: readonly number[]
+  readonly bodies: readonly number[]
   readonly year: number
 }
 
@@ -86,7 +90,7 @@ export function checkedAnswer<O extends Operation>(
  */
 export async function* renderedKeys(rows: GroupedRows, jobs: readonly KeyJob[]): AsyncGenerator<RenderedKey> {
   const builder = new StatisticsBuilder(rows)
-  const compute = (job: KeyJob) => renderKey(builder.key(job.target, job.models, job.year))
+  const compute = (job: KeyJob) => renderKey(builder.key(job.target, job.models, job.bodies, job.year))
   if (availableParallelism() < 2 || jobs.length < MIN_PARALLEL_KEYS) {
     for (const job of jobs) yield compute(job)
     return

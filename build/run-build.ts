@@ -73,6 +73,8 @@ export interface BuildReport {
   readonly makes: number
   readonly models: number
   readonly families: number
+  /** Body variants that pool their base model's listings of their body type (contract 3.1). */
+  readonly variants: number
   readonly pruned: readonly string[]
   readonly seconds: number
   /** What the operator should act on though the build published. */
@@ -132,9 +134,11 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     const rows = groupRows(store, model, names.models.length, asOf)
     const statistics = new StatisticsBuilder(rows)
     const modelListings = new Map(names.models.map((_, i) => [i, statistics.listingsOf(i)]))
-    const index = nameIndex(names, modelListings, table)
+    const index = nameIndex(names, modelListings, table, (model, body) => statistics.yearsWithBody(model, body))
     const plan = planKeys(names, modelListings, index)
-    const jobs = plan.targets.flatMap((t) => t.years.map((year) => ({ target: t.target, models: t.models, year })))
+    const jobs = plan.targets.flatMap((t) =>
+      t.years.map((year) => ({ target: t.target, models: t.models, bodies: t.bodies, year })),
+    )
 
     const buildId = newBuildId()
     const staging = stagingDir(options.snapshots, buildId)
@@ -161,6 +165,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
           makes: names.makes.length,
           models: names.models.length,
           families: plan.families,
+          variants: plan.variants,
         },
       }),
       (done, total) => progress({ phase: 'write', done, total }),

@@ -22,7 +22,7 @@ try {
   const builder = new StatisticsBuilder(rows)
   let batch: RenderedKey[] = []
   for (const job of jobs) {
-    batch.push(renderKey(builder.key(job.target, job.models, job.year)))
+    batch.push(renderKey(builder.key(job.target, job.models, job.bodies, job.year)))
     if (batch.length === BATCH_KEYS) {
       post({ kind: 'keys', keys: batch })
       batch = []

@@ -1,4 +1,4 @@
-import { allocateColumns, type SelectedFit } from '../format/columns.js'
+import { NO_DETAIL, allocateColumns, type DetailText, type SelectedFit } from '../format/columns.js'
 import { confidenceOf, percentDiff, percentile, priceFigures, roundHalfAway } from '../format/figures.js'
 import { fitMileage } from '../format/mileage-fit.js'
 import { filterSelector } from '../format/rendered.js'
@@ -18,13 +18,14 @@ import {
 import { monthLabel, monthOfDay } from '../format/calendar.js'
 import { FUEL_TYPES, GEARBOXES, IMPORT_STATUSES, UNKNOWN, VOIVODESHIPS } from '../format/vocabulary.js'
 import type { ListingStore } from './listing-store.js'
+import { normalize } from '../format/normalize.js'
 
 /** Everything the snapshot holds for one model or family and one production year. */
 export interface KeyStatistics {
   readonly target: Target
   readonly year: number
   readonly records: Omit<AnswerRecords, 'depreciation'>
-  /** Packed listings and mileage fits (format/columns.ts), when there are enough listings for any figure. */
+  /** Packed listings and mileage fits (format/columns.ts), when there are enough listings for a figure or a version. */
   readonly columns: Uint8Array | undefined
   /** The year's median over every fuel and per fuel, where there are enough listings. */
   readonly medians: readonly YearMedian[]
@@ -63,12 +64,21 @@ export interface GroupedRows {
   /** The day `months` starts at, and the month of each day from then to the as-of date. */
   readonly firstDay: number
   readonly months: Int32Array
+  /**
+   * DETAILS interleaved detail text ids per row (version, generation; 0 for none) and each row's power (0 unknown);
+   * empty when no row gives any detail.
+   */
+  readonly details: Uint32Array
+  readonly power: Uint16Array
+  /** Every version and generation of the export, by its id (0 is none), as written and normalized. */
+  readonly detailTexts: readonly DetailText[]
 }
 
 /**
  * Groups the kept rows by key (a counting sort). `model` gives each row's canonical model index, -1 for a row not kept.
  */
 export function groupRows(store: ListingStore, model: Int32Array, models: number, asOf: number): GroupedRows {
+  const detailTexts = store.spellings.detailTexts.map((text) => ({ text, normalized: normalize(text) }))
   let minYear = Infinity
   let maxYear = -Infinity
   for (let i = 0; i < store.length; i++) {
@@ -92,6 +102,10 @@ export function groupRows(store: ListingStore, model: Int32Array, models: number
   const rows = starts[keys]!
   const numbers = new Float64Array(new SharedArrayBuffer(rows * NUMBERS * Float64Array.BYTES_PER_ELEMENT))
   const codes = new Uint8Array(new SharedArrayBuffer(rows * CODES))
+  // An export without detail columns costs no memory for them here either.
+  const detailRows = store.detailed ? rows : 0
+  const details = new Uint32Array(new SharedArrayBuffer(detailRows * DETAILS * Uint32Array.BYTES_PER_ELEMENT))
+  const power = new Uint16Array(new SharedArrayBuffer(detailRows * Uint16Array.BYTES_PER_ELEMENT))
   const { price, mileage, firstSeen, lastSeen, fuel, gearbox, imported, voivodeship, active } = store
   for (let i = 0; i < store.length; i++) {
     if (model[i]! < 0) continue
@@ -105,6 +119,14 @@ export function groupRows(store: ListingStore, model: Int32Array, models: number
     codes[at * CODES + IMPORTED] = imported[i]!
     codes[at * CODES + VOIVODESHIP] = voivodeship[i]!
     codes[at * CODES + ACTIVE] = active[i]!
+    if (!store.detailed) {
+      codes[at * CODES + BODY] = UNKNOWN
+      continue
+    }
+    codes[at * CODES + BODY] = store.bodyType[i]!
+    details[at * DETAILS + VERSION] = store.version[i]!
+    details[at * DETAILS + GENERATION] = store.generation[i]!
+    power[at] = store.power[i]!
   }
   return {
     numbers,
@@ -115,6 +137,9 @@ export function groupRows(store: ListingStore, model: Int32Array, models: number
     firstMonth: monthOfDay(asOf) - (HISTORY_MONTHS - 1),
     firstDay,
     months,
+    details,
+    power,
+    detailTexts,
   }
 }
 
@@ -128,9 +153,14 @@ export class StatisticsBuilder {
   private readonly minYear: number
   private readonly firstDay: number
   private readonly months: Int32Array
-  private readonly scratch = new Scratch()
+  private readonly details: Uint32Array
+  private readonly power: Uint16Array
+  private readonly scratch: Scratch
 
   constructor(rows: GroupedRows) {
+    this.details = rows.details
+    this.power = rows.power
+    this.scratch = new Scratch(rows.detailTexts)
     this.firstMonth = rows.firstMonth
     this.numbers = rows.numbers
     this.codes = rows.codes
@@ -156,20 +186,42 @@ export class StatisticsBuilder {
     return { years, listings, figure_years: figureYears }
   }
 
-  /** Statistics of a target (a model, or a family pooling several) in one year. */
-  key(target: Target, models: readonly number[], year: number): KeyStatistics {
-    const { numbers, codes, starts } = this
+  /** How many of a model's listings of each production year have this body type. */
+  yearsWithBody(model: number, body: number): Map<number, number> {
+    const years = new Map<number, number>()
+    for (let y = 0; y < this.span; y++) {
+      const k = model * this.span + y
+      let count = 0
+      for (let r = this.starts[k]!; r < this.starts[k + 1]!; r++) if (this.codes[r * CODES + BODY] === body) count++
+      if (count > 0) years.set(this.minYear + y, count)
+    }
+    return years
+  }
+
+  /**
+   * Statistics of a target (a model, or several pooled) in one year: the listings of each of `models`, those of
+   * `bodies[i]` alone where it is not UNKNOWN (a body variant's base model, contract 3.1).
+   */
+  key(target: Target, models: readonly number[], bodies: readonly number[], year: number): KeyStatistics {
+    const { numbers, codes, starts, details, power } = this
+    const detailed = power.length > 0
     const y = year - this.minYear
     let n = 0
-    for (const m of models) n += starts[m * this.span + y + 1]! - starts[m * this.span + y]!
+    models.forEach((m, j) => {
+      const k = m * this.span + y
+      if (bodies[j] === UNKNOWN) n += starts[k + 1]! - starts[k]!
+      else for (let r = starts[k]!; r < starts[k + 1]!; r++) if (codes[r * CODES + BODY] === bodies[j]) n++
+    })
     const local = this.scratch.forKey(n)
     const sums = local.sums
     let i = 0
     let closed = 0
     // One pass gathers the key's own columns and every sum and count the five records need.
-    for (const m of models) {
-      const k = m * this.span + y
-      for (let r = starts[k]!; r < starts[k + 1]!; r++, i++) {
+    for (let j = 0; j < models.length; j++) {
+      const k = models[j]! * this.span + y
+      const body = bodies[j]!
+      for (let r = starts[k]!; r < starts[k + 1]!; r++) {
+        if (body !== UNKNOWN && codes[r * CODES + BODY] !== body) continue
         const p = numbers[r * NUMBERS + PRICE]!
         const mileage = numbers[r * NUMBERS + MILEAGE]!
         const firstSeen = numbers[r * NUMBERS + FIRST_SEEN]!
@@ -179,6 +231,10 @@ export class StatisticsBuilder {
         local.fuel[i] = f
         local.gearbox[i] = g
         local.mileage[i] = mileage
+        local.version[i] = detailed ? details[r * DETAILS + VERSION]! : 0
+        local.generation[i] = detailed ? details[r * DETAILS + GENERATION]! : 0
+        local.power[i] = detailed ? power[r]! : 0
+        local.body[i] = codes[r * CODES + BODY]!
         if (f !== UNKNOWN) {
           sums.add(sums.fuel, f, p)
           sums.combo(f, UNKNOWN)
@@ -195,6 +251,7 @@ export class StatisticsBuilder {
         const month = this.monthOfDay(firstSeen) - this.firstMonth
         if (month >= 0 && month < HISTORY_MONTHS) sums.add(sums.month, month, p)
         if (codes[r * CODES + ACTIVE] === 0) local.spans[closed++] = numbers[r * NUMBERS + LAST_SEEN]! - firstSeen
+        i++
       }
     }
     const byPrice = local.orderByPrice(n)
@@ -231,12 +288,16 @@ const PRICE = 0
 const MILEAGE = 1
 const FIRST_SEEN = 2
 const LAST_SEEN = 3
-const CODES = 5
+const CODES = 6
 const FUEL = 0
 const GEARBOX = 1
 const IMPORTED = 2
 const VOIVODESHIP = 3
 const ACTIVE = 4
+const BODY = 5
+const DETAILS = 2
+const VERSION = 0
+const GENERATION = 1
 
 const FUELS = FUEL_TYPES.length + 1 // the last slot stands for "any fuel"
 const GEARS = GEARBOXES.length + 1
@@ -254,6 +315,10 @@ class Scratch {
   fuel = new Uint8Array(0)
   gearbox = new Uint8Array(0)
   mileage = new Int32Array(0)
+  version = new Uint32Array(0)
+  generation = new Uint32Array(0)
+  power = new Uint16Array(0)
+  body = new Uint8Array(0)
   spans = new Float64Array(0)
   private sorted = new Float64Array(0)
   private placed = new Uint32Array(0)
@@ -266,6 +331,37 @@ class Scratch {
   /** Room for a fit's moved prices and a copy to select from. */
   private fitScratch = new Float64Array(0)
   readonly sums = new Sums()
+  /** The index of each detail text among the key's (its columns' own numbering), valid where its stamp is the key's. */
+  private readonly detailIndex: Uint32Array
+  private readonly detailStamp: Uint32Array
+  private stamp = 0
+
+  constructor(private readonly detailTexts: readonly DetailText[]) {
+    this.detailIndex = new Uint32Array(detailTexts.length)
+    this.detailStamp = new Uint32Array(detailTexts.length)
+  }
+
+  /**
+   * The key's detail texts, each once, in the order its listings (in `order`) first name them, and each listing's
+   * version and generation as an index among them (NO_DETAIL for none) in `version` and `generation`, in place.
+   */
+  keyDetails(order: Uint32Array): DetailText[] {
+    this.stamp++
+    const texts: DetailText[] = []
+    const local = (id: number) => {
+      if (id === 0) return NO_DETAIL
+      if (this.detailStamp[id] !== this.stamp) {
+        this.detailStamp[id] = this.stamp
+        this.detailIndex[id] = texts.push(this.detailTexts[id]!) - 1
+      }
+      return this.detailIndex[id]!
+    }
+    for (const i of order) {
+      this.version[i] = local(this.version[i]!)
+      this.generation[i] = local(this.generation[i]!)
+    }
+    return texts
+  }
 
   forKey(n: number): this {
     if (this.price.length < n) {
@@ -274,6 +370,10 @@ class Scratch {
       this.fuel = new Uint8Array(size)
       this.gearbox = new Uint8Array(size)
       this.mileage = new Int32Array(size)
+      this.version = new Uint32Array(size)
+      this.generation = new Uint32Array(size)
+      this.power = new Uint16Array(size)
+      this.body = new Uint8Array(size)
       this.spans = new Float64Array(size)
       this.sorted = new Float64Array(size)
       this.placed = new Uint32Array(size)
@@ -369,15 +469,30 @@ function valuationFigures(local: Scratch, byPrice: Uint32Array) {
     if (figures?.fit != null) fits.push({ selector: filterSelector(fuel, gearbox), fit: figures.fit })
     filtered.push({ fuel, gearbox, sample_size: counts[c]!, figures })
   }
+  // Kept from MIN_LISTINGS listings on, and for a thinner key whose listings tell their versions: a depreciation
+  // narrowed by version words asks every year, thin ones too, whether its listings tell them (contract 5.5 and 4.1,
+  // rule 3).
   let columns: Uint8Array | undefined
-  if (n >= MIN_LISTINGS) {
-    const packed = allocateColumns(n, fits)
+  const texts = n > 0 ? local.keyDetails(byPrice) : []
+  if (n >= MIN_LISTINGS || texts.length > 0) {
+    let power = false
+    let body = false
+    for (let k = 0; k < n && !(power && body); k++) {
+      power ||= local.power[k] !== 0
+      body ||= local.body[k] !== UNKNOWN
+    }
+    const packed = allocateColumns(n, fits, texts, { versions: texts.length > 0, power, body })
+    const c = packed.columns
     for (let k = 0; k < n; k++) {
       const i = byPrice[k]!
-      packed.columns.price[k] = local.price[i]!
-      packed.columns.mileage[k] = local.mileage[i]!
-      packed.columns.fuel[k] = local.fuel[i]!
-      packed.columns.gearbox[k] = local.gearbox[i]!
+      c.price[k] = local.price[i]!
+      c.mileage[k] = local.mileage[i]!
+      c.fuel[k] = local.fuel[i]!
+      c.gearbox[k] = local.gearbox[i]!
+      if (c.version !== undefined) c.version[k] = local.version[i]!
+      if (c.generation !== undefined) c.generation[k] = local.generation[i]!
+      if (c.power !== undefined) c.power[k] = local.power[i]!
+      if (c.body !== undefined) c.body[k] = local.body[i]!
     }
     columns = packed.bytes
   }

@@ -1,7 +1,7 @@
-import { MAX_MILEAGE, MAX_PRICE, MIN_PRICE, MIN_YEAR } from '../format/bounds.js'
+import { ENGINE_CAPACITY_CM3, MAX_MILEAGE, MAX_PRICE, MIN_PRICE, MIN_YEAR, POWER_HP } from '../format/bounds.js'
 import { dayNumber } from '../format/calendar.js'
 import { COL, type Column } from '../format/export-columns.js'
-import { UNKNOWN, conditionCode, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
+import { UNKNOWN, bodyTypeCode, conditionCode, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
 import type { RawRow } from './export-reader.js'
 import type { Spellings } from './listing-store.js'
 import { TextTable } from './text-table.js'
@@ -20,7 +20,8 @@ export type RejectionReason =
   | 'unspecified_model'
 
 /** Columns whose unrecognised values are dropped, keeping the row (contract 1.1): the report counts them. */
-export type IgnoredValues = Partial<Record<'voivodeship', number>>
+export const LENIENT_COLUMNS = ['voivodeship', 'body_type', 'power_hp', 'engine_capacity_cm3'] as const
+export type IgnoredValues = Partial<Record<(typeof LENIENT_COLUMNS)[number], number>>
 
 /** A row that passed validation; one object is reused for every row. */
 export interface ParsedListing {
@@ -52,6 +53,13 @@ export interface ParsedListing {
   firstSeen: number
   lastSeen: number
   active: boolean
+  /** Interned (Spellings.details) version and generation; 0 when the listing gives none. */
+  version: number
+  generation: number
+  /** A body type code, or UNKNOWN. */
+  bodyType: number
+  /** KM, or 0 when unknown. */
+  power: number
 }
 
 export interface ValidationRules {
@@ -74,6 +82,7 @@ export class RowValidator {
   private readonly gearbox = new TextTable((text) => optionalCode(text, gearboxCode))
   private readonly voivodeship = new TextTable((text) => optionalCode(text, voivodeshipCode))
   private readonly condition = new TextTable((text) => optionalCode(text, conditionCode))
+  private readonly bodyType = new TextTable((text) => optionalCode(text, bodyTypeCode))
   private readonly boolean = new TextTable((text) => optionalCode(text, booleanCode))
   private readonly day = new TextTable(dayNumber)
   private readonly currency = new TextTable((text) => (text === '' ? 'PLN' : text.toUpperCase()))
@@ -158,13 +167,44 @@ export class RowValidator {
     out.fuel = fuel
     out.gearbox = gearbox
     out.imported = imported
-    if (voivodeship === undefined) this.ignored.voivodeship = (this.ignored.voivodeship ?? 0) + 1
+    if (voivodeship === undefined) this.ignore('voivodeship')
     out.voivodeship = voivodeship ?? UNKNOWN
     out.condition = condition
     out.firstSeen = firstSeen
     out.lastSeen = lastSeen
     out.active = active === 1
+    this.readDetail(row, out)
     return undefined
+  }
+
+  /**
+   * The detail columns of a kept row (contract 1.1): version and generation as written;
+   * a body type, power or displacement that is not recognised or out of its range is set
+   * aside, the row kept and the value counted. The displacement is checked and counted
+   * only: no figure narrows by it.
+   */
+  private readDetail(row: RawRow, out: ParsedListing): void {
+    out.version = row.isEmpty(COL.version) ? 0 : row.lookup(COL.version, this.spellings.details)
+    out.generation = row.isEmpty(COL.generation) ? 0 : row.lookup(COL.generation, this.spellings.details)
+    const bodyType = row.lookup(COL.body_type, this.bodyType)
+    if (bodyType === undefined) this.ignore('body_type')
+    out.bodyType = bodyType ?? UNKNOWN
+    out.power = 0
+    if (!row.isEmpty(COL.power_hp)) {
+      const power = row.integer(COL.power_hp)
+      if (power >= POWER_HP.min && power <= POWER_HP.max) out.power = power
+      else this.ignore('power_hp')
+    }
+    if (!row.isEmpty(COL.engine_capacity_cm3)) {
+      const capacity = row.integer(COL.engine_capacity_cm3)
+      // 0 is how exports write an electric car's displacement: unknown, not wrong.
+      if (capacity !== 0 && !(capacity >= ENGINE_CAPACITY_CM3.min && capacity <= ENGINE_CAPACITY_CM3.max))
+        this.ignore('engine_capacity_cm3')
+    }
+  }
+
+  private ignore(column: keyof IgnoredValues): void {
+    this.ignored[column] = (this.ignored[column] ?? 0) + 1
   }
 }
 
@@ -185,6 +225,10 @@ export function emptyListing(): ParsedListing {
     firstSeen: 0,
     lastSeen: 0,
     active: false,
+    version: 0,
+    generation: 0,
+    bodyType: UNKNOWN,
+    power: 0,
   }
 }
 

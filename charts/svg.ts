@@ -180,13 +180,20 @@ export function chartSvg(parts: ChartParts): string {
 /** The height of a heading's second line. */
 const TITLE_LINE = 19
 
-/** A make and model as a chart's heading names them: the names the request matched, when there is one of each. */
+/**
+ * A make and model as a chart's heading names them: the names the request matched, when there is one of each, and the
+ * version words that narrowed the listings (`Volkswagen Golf GTI`).
+ */
 export function vehicleName(data: {
   readonly make: string
   readonly model: string
-  readonly matched: { readonly makes: readonly string[]; readonly models: readonly string[] }
+  readonly matched: {
+    readonly makes: readonly string[]
+    readonly models: readonly string[]
+    readonly version_words: readonly string[]
+  }
 }): string {
   const make = data.matched.makes.length === 1 ? data.matched.makes[0]! : data.make
-  const model = data.matched.models.length === 1 ? data.matched.models[0]! : data.model
-  return `${make} ${model}`
+  if (data.matched.models.length !== 1) return `${make} ${data.model}`
+  return [make, data.matched.models[0]!, ...data.matched.version_words].join(' ')
 }

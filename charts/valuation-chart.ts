@@ -1,7 +1,8 @@
 import type { ValuationData } from '../query/answers.js'
 import { count } from '../format/amounts.js'
 import { mileageWindow } from '../format/mileage-window.js'
-import { FUEL_IN_ENGLISH, GEARBOX_IN_ENGLISH } from '../format/vocabulary.js'
+import { BODY_IN_ENGLISH, FUEL_IN_ENGLISH, GEARBOX_IN_ENGLISH } from '../format/vocabulary.js'
+import { powerWindow } from '../format/power-window.js'
 import {
   COLOURS,
   anchorFor,
@@ -143,14 +144,22 @@ function diamond(cx: number, cy: number, fill: string): string {
   return `<path d="M${at(cx)} ${at(cy - 6)} L${at(cx + 6)} ${at(cy)} L${at(cx)} ${at(cy + 6)} L${at(cx - 6)} ${at(cy)} Z" fill="${fill}"/>`
 }
 
-/** The listings the figures come from, and the filters that chose them: "20 listings · diesel · manual gearbox · 70,000–130,000 km". */
+/**
+ * The listings the figures come from, and the filters that chose them: "20 listings · version GTI · diesel · manual
+ * gearbox · estate · 135–165 KM · 70,000–130,000 km".
+ */
 function subtitle(data: ValuationData): string {
-  const { fuel_type, gearbox, mileage } = data.filters
+  const { fuel_type, gearbox, body_type, power_hp, mileage } = data.filters
   const window = mileage === null ? null : mileageWindow(mileage)
+  const power = power_hp === null ? null : powerWindow(power_hp)
+  const words = data.matched.version_words
   return [
     `${count(data.sample_size)} listings`,
+    words.length === 0 ? null : `version ${words.join(' ')}`,
     fuel_type === null ? null : FUEL_IN_ENGLISH[fuel_type],
     gearbox === null ? null : `${GEARBOX_IN_ENGLISH[gearbox]} gearbox`,
+    body_type === null ? null : BODY_IN_ENGLISH[body_type],
+    power === null ? null : `${power.from}–${power.to} KM`,
     window === null ? null : `${count(window.from)}–${count(window.to)} km`,
   ]
     .filter((part) => part !== null)
@@ -229,10 +238,14 @@ export function describe(data: ValuationData): string {
 }
 
 function filters(data: ValuationData): string {
-  const { fuel_type, gearbox, mileage } = data.filters
+  const { fuel_type, gearbox, body_type, power_hp, mileage } = data.filters
+  const words = data.matched.version_words
   const parts = [
+    words.length === 0 ? '' : `a version or generation with the words ${words.join(' ')}`,
     fuel_type === null ? '' : `${FUEL_IN_ENGLISH[fuel_type]} (${fuel_type})`,
     gearbox === null ? '' : `${GEARBOX_IN_ENGLISH[gearbox]} gearbox`,
+    body_type === null ? '' : `${BODY_IN_ENGLISH[body_type]} body (${body_type})`,
+    power_hp === null ? '' : `power within ±10 % of ${power_hp} KM`,
     mileage === null ? '' : `mileage within ±30 % of ${count(mileage)} km`,
   ].filter((p) => p !== '')
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`

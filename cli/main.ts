@@ -21,6 +21,8 @@ import { usageCommand } from './usage-command.js'
 const program = new Command('carmarket')
   .description('Polish used-car market statistics: build snapshots from listings exports and answer from them')
   .version(CODE_VERSION)
+  // The program's own options come before a command: `snapshot query --version GTI` is the car's version, not ours.
+  .enablePositionalOptions()
   .addCommand(generateCommand)
   .addCommand(buildCommand)
   .addCommand(snapshotCommand)

@@ -39,6 +39,9 @@ interface QueryFlags {
   mileage?: string
   askingPrice?: string
   months?: string
+  bodyType?: string
+  version?: string
+  powerHp?: string
 }
 
 /** The free catalogue questions `query` answers beside the market operations. */
@@ -58,7 +61,10 @@ const query = new Command('query')
   .option('--model <model>', 'model, e.g. Golf or 3 Series')
   .option('--year <year>', 'production year (not for depreciation)')
   .option('--fuel-type <fuel>', 'valuation, depreciation: Benzyna, Diesel, ... or petrol, diesel, ...')
-  .option('--gearbox <gearbox>', 'valuation: Manualna/Automatyczna or manual/automatic, m/a, ...')
+  .option('--gearbox <gearbox>', 'valuation, depreciation: Manualna/Automatyczna or manual/automatic, m/a, ...')
+  .option('--body-type <body>', 'valuation, depreciation: Kombi, Sedan, SUV, ... or estate, sedan, suv, ...')
+  .option('--version <words>', 'valuation, depreciation: listings whose version or generation holds these words')
+  .option('--power-hp <km>', 'valuation, depreciation: listings within ±10% of this engine power in KM')
   .option('--mileage <km>', 'valuation: listings within ±30% of this mileage, and the value at it')
   .option('--asking-price <pln>', 'valuation: where this asking price sits among the listings')
   .option('--months <n>', 'price-history: months of history, 1 to 24 (default 6)')
@@ -121,6 +127,12 @@ function flagOf(flags: QueryFlags, parameter: string): string | undefined {
       return flags.askingPrice
     case 'months':
       return flags.months
+    case 'body_type':
+      return flags.bodyType
+    case 'version':
+      return flags.version
+    case 'power_hp':
+      return flags.powerHp
     default:
       return undefined
   }

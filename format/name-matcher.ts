@@ -87,3 +87,27 @@ const CATCH_ALLS = new Set(['inny', 'inne', 'inna', 'other', 'others', 'pozostal
 export function isCatchAll(name: string): boolean {
   return CATCH_ALLS.has(normalize(name))
 }
+
+/**
+ * The ways a name splits into a leading name and the words after it (contract 4.1: the
+ * model is the longest model name the parameter starts with), longest leading name
+ * first: at the request's own white space (`A4 Avant` + `2.0 TDI`), then between the words
+ * normalize() makes of it (`Golf-GTI`: `golf` + `gti`). The whole name comes first, with
+ * nothing after it.
+ */
+export function splits(text: string): { readonly head: string; readonly rest: string }[] {
+  const words = text.trim().split(/\s+/)
+  const out: { head: string; rest: string; size: number }[] = []
+  const seen = new Set<string>()
+  const add = (head: string, rest: string) => {
+    const key = normalize(head)
+    if (key === '' || seen.has(key)) return
+    seen.add(key)
+    out.push({ head, rest, size: key.split(' ').length })
+  }
+  for (let n = words.length; n >= 1; n--) add(words.slice(0, n).join(' '), words.slice(n).join(' '))
+  const normalized = normalize(text).split(' ')
+  for (let n = normalized.length; n >= 1; n--) add(normalized.slice(0, n).join(' '), normalized.slice(n).join(' '))
+  // Stable: at the same length, the request's own spelling goes first.
+  return out.sort((a, b) => b.size - a.size).map(({ head, rest }) => ({ head, rest }))
+}

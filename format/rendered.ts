@@ -6,6 +6,7 @@ import {
   HISTORY_MONTHS,
   type AnswerRecords,
   type Confidence,
+  type CurvePoint,
   type DepreciationRecord,
   type LiquidityRecord,
   type Operation,
@@ -182,15 +183,23 @@ function historyAnswer(record: PriceHistoryRecord): Buffer {
   return encodeAnswer(points.join(','), at, variants)
 }
 
+/**
+ * The members of a depreciation its listings decide: the curve's points with their medians
+ * rounded, and the annual change; at build time, and for a narrowed question at request time.
+ */
+export function curveMembers(points: readonly CurvePoint[], annualChangePct: number | null): string {
+  const items = points.map(
+    (p) => `{"year":${p.year},"median":${roundHalfAway(p.median)},"sample_size":${p.sample_size}}`,
+  )
+  return `"curve":[${items.join(',')}],"annual_change_pct":${annualChangePct}`
+}
+
 /** One variant per fuel: its curve's points with their medians rounded, and the annual change. */
 function depreciationAnswer(record: DepreciationRecord): Buffer {
   let at = 0
   const texts: string[] = []
   const variants = record.curves.map((curve): Variant => {
-    const points = curve.points.map(
-      (p) => `{"year":${p.year},"median":${roundHalfAway(p.median)},"sample_size":${p.sample_size}}`,
-    )
-    const text = `"curve":[${points.join(',')}],"annual_change_pct":${curve.annual_change_pct}`
+    const text = curveMembers(curve.points, curve.annual_change_pct)
     const bytes = Buffer.byteLength(text)
     texts.push(text)
     at += bytes

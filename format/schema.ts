@@ -11,8 +11,8 @@
  *   decimal, as the contract says); a depreciation, which spans the years, under year
  *   ALL_YEARS
  * - `columns`: [kind, make, name, year] -> raw bytes (columns.ts) of the key's listings
- *   and mileage fits, for the figures that depend on a number of the request: a mileage
- *   window, an asking price, a target mileage.
+ *   and mileage fits, for the figures that depend on a number or a detail of the request:
+ *   a mileage window, an asking price, a target mileage, a version, a body type, a power.
  *
  * Beside it, `manifest.json` holds the manifest again with the size and SHA-256 of the
  * folder's other files (PublishedManifest), which a reader verifies before mapping them,
@@ -20,7 +20,7 @@
  * manifest.json's bytes (manifest-signature.ts).
  */
 
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 export const SNAPSHOT_FILE = 'snapshot.mdb'
 export const MANIFEST_FILE = 'manifest.json'
 export const SIGNATURE_FILE = 'manifest.sig'
@@ -66,6 +66,8 @@ export interface BuildCounts {
   readonly makes: number
   readonly models: number
   readonly families: number
+  /** Body variants with keys of their own (contract 3.1). */
+  readonly variants: number
 }
 
 export interface Manifest {
@@ -107,6 +109,16 @@ export interface NameIndex {
    * into another (contract 4, step 5), so a request for one is told the data has none.
    */
   readonly unlisted_makes: readonly UnlistedMake[]
+  /** The words of a model name that narrow a filter rather than a version (contract 4.1, rule 1). */
+  readonly detail_words: DetailWordIndex
+}
+/** Each filter's words, as the table writes them, with the code of the value they name (vocabulary.ts). */
+export interface DetailWordIndex {
+  readonly fuel_type: readonly (readonly [string, number])[]
+  readonly gearbox: readonly (readonly [string, number])[]
+  readonly body_type: readonly (readonly [string, number])[]
+  /** Body words that name no body type (`Sportback`). */
+  readonly body_variants: readonly string[]
 }
 export interface UnlistedMake {
   readonly name: string
@@ -121,9 +133,48 @@ export interface MakeNames {
   readonly models: readonly ModelNames[]
   /** [alias as written, canonical model] pairs of every model the table knows, listed or not. */
   readonly model_aliases: readonly (readonly [string, string])[]
+  /**
+   * [alias as written, canonical model, the detail it means] of every engine or generation
+   * that names a model of the table (contract 4.1: `320d`, `W212`), listed or not.
+   */
+  readonly detail_aliases: readonly (readonly [string, string, string])[]
+  /** Families with listings: the table's, and the pools' (below) of two or more models. */
   readonly families: readonly FamilyNames[]
+  /** Model names that stand for several models (contract 3.1), with listings. */
+  readonly pools: readonly PoolNames[]
   /** The table's models and families of the make without a listing. */
   readonly unlisted: readonly string[]
+}
+/**
+ * A model name that stands for several models of its make (contract 3.1): a base model and
+ * its body variants (`A4` for `A4`, `A4 Avant`, `A4 Limousine`, `A4 Cabrio`), or a model
+ * under each of its names (`Grandland` and `Grandland X`). Answered from the family of its
+ * name when two or more of its models have listings, else from its one model with listings.
+ */
+export interface PoolNames {
+  /** The base name, which is also the name of its family. */
+  readonly name: string
+  /** The model names that stand for the whole pool: the base's and, for a rename, each name. */
+  readonly names: readonly string[]
+  /** Its models with listings. */
+  readonly models: readonly string[]
+  readonly years: readonly number[]
+  readonly variants: readonly VariantNames[]
+}
+/**
+ * A body variant of a pool named by a body word with a body type (`A4 Avant`: Kombi). It
+ * stands for its own listings and its base model's listings of that body type, so it
+ * means the same car whichever way an export names it.
+ */
+export interface VariantNames {
+  readonly name: string
+  /** The body type's code (vocabulary.ts). */
+  readonly body: number
+  /** Its models with listings: itself, and the base when the base has listings of that body type. */
+  readonly models: readonly string[]
+  readonly years: readonly number[]
+  /** True when the base's listings are pooled in: then it has keys of its own (kind `variant`). */
+  readonly pooled: boolean
 }
 export interface ModelNames {
   readonly name: string
@@ -140,9 +191,12 @@ export interface FamilyNames {
   readonly years: readonly number[]
 }
 
-/** A model or a model family of a make: what a statistic is computed for. */
+/**
+ * A model, a model family, or a body variant pooling its base's listings of its body type,
+ * of a make: what a statistic is computed for.
+ */
 export interface Target {
-  readonly kind: 'model' | 'family'
+  readonly kind: 'model' | 'family' | 'variant'
   readonly make: string
   readonly name: string
 }

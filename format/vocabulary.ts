@@ -55,6 +55,43 @@ export const GEARBOX_IN_ENGLISH: Readonly<Record<Gearbox, string>> = {
   Automatyczna: 'automatic',
 }
 
+/** The body types of contract 3.4, as Otomoto writes them; stored as their index, like the fuels. */
+export const BODY_TYPES = [
+  'Auta małe',
+  'Auta miejskie',
+  'Coupe',
+  'Kabriolet',
+  'Kombi',
+  'Kompakt',
+  'Minivan',
+  'Sedan',
+  'SUV',
+] as const
+export type BodyType = (typeof BODY_TYPES)[number]
+/** English aliases per canonical body type (contract 3.4), also the spellings the API accepts. */
+export const BODY_ALIASES: Readonly<Record<BodyType, readonly string[]>> = {
+  'Auta małe': ['small car', 'mini'],
+  'Auta miejskie': ['city car'],
+  Coupe: ['coupe', 'coupé'],
+  Kabriolet: ['convertible', 'cabrio', 'cabriolet', 'roadster'],
+  Kombi: ['estate', 'wagon', 'station wagon', 'touring', 'avant', 'variant'],
+  Kompakt: ['compact', 'hatchback'],
+  Minivan: ['minivan', 'mpv', 'van'],
+  Sedan: ['sedan', 'saloon', 'limousine'],
+  SUV: ['suv', 'crossover', 'off-road', 'terenowy'],
+}
+export const BODY_IN_ENGLISH: Readonly<Record<BodyType, string>> = {
+  'Auta małe': 'small car',
+  'Auta miejskie': 'city car',
+  Coupe: 'coupe',
+  Kabriolet: 'convertible',
+  Kombi: 'estate',
+  Kompakt: 'compact',
+  Minivan: 'minivan',
+  Sedan: 'sedan',
+  SUV: 'SUV',
+}
+
 /** The import statuses as the valuation factors name them (contract 5): bought in Poland, or brought in from abroad. */
 export const IMPORT_STATUSES = ['Krajowy', 'Sprowadzony'] as const
 export const IMPORT_STATUS_IN_ENGLISH: Readonly<Record<(typeof IMPORT_STATUSES)[number], string>> = {
@@ -63,10 +100,10 @@ export const IMPORT_STATUS_IN_ENGLISH: Readonly<Record<(typeof IMPORT_STATUSES)[
 }
 
 const ENGLISH: ReadonlyMap<string, string> = new Map(
-  Object.entries({ ...FUEL_IN_ENGLISH, ...GEARBOX_IN_ENGLISH, ...IMPORT_STATUS_IN_ENGLISH }),
+  Object.entries({ ...FUEL_IN_ENGLISH, ...GEARBOX_IN_ENGLISH, ...BODY_IN_ENGLISH, ...IMPORT_STATUS_IN_ENGLISH }),
 )
 
-/** A term of the data (a fuel, a gearbox, an import status) in English; a term it does not know, as it is. */
+/** A term of the data (a fuel, a gearbox, a body type, an import status) in English; a term it does not know, as it is. */
 export function inEnglish(term: string): string {
   return ENGLISH.get(term) ?? term
 }
@@ -119,6 +156,7 @@ function lookupTable<T extends string>(
 const fuelCodes = lookupTable(FUEL_TYPES, FUEL_ALIASES)
 const gearboxCodes = lookupTable(GEARBOXES, GEARBOX_ALIASES)
 const conditionCodes = lookupTable(CONDITIONS, CONDITION_ALIASES)
+const bodyCodes = lookupTable(BODY_TYPES, BODY_ALIASES)
 const voivodeshipCodes = new Map<string, number>(VOIVODESHIPS.map((name, code) => [compact(name), code]))
 
 /**
@@ -133,6 +171,11 @@ export function fuelCode(value: string): number | undefined {
 /** Code of `Manualna`/`Automatyczna` or `manual`/`automatic`, matched like fuelCode. */
 export function gearboxCode(value: string): number | undefined {
   return gearboxCodes.get(compact(value))
+}
+
+/** Code of a body type of contract 3.4 in Polish or English, matched like fuelCode. */
+export function bodyTypeCode(value: string): number | undefined {
+  return bodyCodes.get(compact(value))
 }
 
 /** USED or NEW for `used`/`new` or the Polish `Używany`/`Używane`/`Nowy`/`Nowe`, matched like fuelCode. */

@@ -3,7 +3,7 @@ import { OPERATIONS, type Operation } from '../format/schema.js'
 /** When a model should pick each market operation: the document says what they return, not when they help. */
 const MARKET_USE: Readonly<Record<Operation, string>> = {
   valuation:
-    'Use it for what a particular car is worth now: the typical asking price, its spread and how sure the median is, optionally narrowed by fuel type, gearbox and mileage (listings within ±30% of it), with what mileage does to the price and whether an asking price is a good deal.',
+    'Use it for what a particular car is worth now: the typical asking price, its spread and how sure the median is, optionally narrowed by fuel type, gearbox, body type, version (or words after the model: Golf GTI, 320d, A4 Avant 2.0 TDI), engine power and mileage (listings within ±30% of it), with what mileage does to the price and whether an asking price is a good deal. Check matched: unresolved words were not applied.',
   'price-history': 'Use it for how asking prices of a model moved month by month: depreciation, trends, when to sell.',
   liquidity: 'Use it for how quickly a model sells: the estimated days on market and how many listings are active.',
   'valuation-factors':
@@ -23,6 +23,10 @@ export const USE: ReadonlyMap<string, string> = new Map([
   [
     '/v1/catalog/models',
     'Use it to find the exact model names of a make and the production years a market call can be answered for, instead of guessing names.',
+  ],
+  [
+    '/v1/catalog/versions',
+    'Use it to see which versions, generations and body types the listings of a model and year give, before narrowing a valuation or depreciation to one (a version, a body_type, or words after the model such as Golf GTI).',
   ],
   [
     '/v1/account/me',

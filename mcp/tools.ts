@@ -18,6 +18,7 @@ export const TOOL_PATHS = {
   get_depreciation: '/v1/market/depreciation',
   list_makes: '/v1/catalog/makes',
   list_models: '/v1/catalog/models',
+  list_versions: '/v1/catalog/versions',
   get_account: '/v1/account/me',
   get_usage: '/v1/account/usage',
 } as const
@@ -110,14 +111,14 @@ function inputSchema(parameters: readonly Parameter[], chart: ChartName | undefi
 
 /**
  * A parameter's schema as a tool offers it: a word the API reads in any case, with or
- * without accents and spaces (fuel_type, gearbox), keeps its values as examples rather
- * than an enum, which a client would hold to the letter and so refuse `PETROL` or
- * `manual ` that the API takes. The description names every spelling.
+ * without accents and spaces (fuel_type, gearbox, body_type), keeps its canonical values
+ * as examples rather than an enum, which a client would hold to the letter and so refuse
+ * `PETROL` or `manual ` that the API takes. The description names every spelling.
  */
 function spellingsFree(schema: JsonObject): JsonObject {
   if (schema.type !== 'string' || !Array.isArray(schema.enum)) return schema
-  const { enum: values, ...rest } = schema
-  return { ...rest, examples: values }
+  const { enum: _spellings, ...rest } = schema
+  return rest
 }
 
 /** A parameter's schema with its description, and its example first among the examples. */

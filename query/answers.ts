@@ -1,13 +1,22 @@
 import type { Confidence, FactorEntry, Quartiles, RegionEntry } from '../format/schema.js'
-import type { FuelType, Gearbox } from '../format/vocabulary.js'
+import type { BodyType, FuelType, Gearbox } from '../format/vocabulary.js'
 import type { MatchType } from './name-resolver.js'
 
 /** The `data` of each market answer, as the HTTP API returns it (less the credit fields). */
 
+/** How the names resolved (contract 4), and what narrowed the answer (4.1). */
 export interface Matched {
   readonly makes: readonly string[]
   readonly models: readonly string[]
   readonly match_type: MatchType
+  /** The filters applied, from the parameters or the words of the model; null for none. */
+  readonly fuel_type: FuelType | null
+  readonly gearbox: Gearbox | null
+  readonly body_type: BodyType | null
+  /** The words that narrowed the listings to those whose version or generation holds them. */
+  readonly version_words: readonly string[]
+  /** Words of the model the answer did not apply (`match_type` is then `broader`). */
+  readonly unresolved: readonly string[]
 }
 
 export interface MarketData {
@@ -23,6 +32,9 @@ export interface ValuationData extends MarketData {
   readonly filters: {
     readonly fuel_type: FuelType | null
     readonly gearbox: Gearbox | null
+    readonly body_type: BodyType | null
+    readonly version: string | null
+    readonly power_hp: number | null
     readonly mileage: number | null
   }
   readonly valuation: Quartiles
@@ -64,6 +76,16 @@ export interface CatalogModelsData {
     readonly years: readonly number[]
     readonly families: readonly string[]
   }[]
+}
+
+/** What the listings of a make, model and year say of their cars: their versions, generations and body types. */
+export interface CatalogVersionsData extends MarketData {
+  /** The key's listings. */
+  readonly listings: number
+  /** Each version, most listed first, as the listings most often write it. */
+  readonly versions: readonly { readonly version: string; readonly listings: number }[]
+  readonly generations: readonly { readonly generation: string; readonly listings: number }[]
+  readonly body_types: readonly { readonly body_type: BodyType; readonly listings: number }[]
 }
 
 export interface TrendPoint {

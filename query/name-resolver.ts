@@ -1,41 +1,83 @@
-import { NameLookup, NameMatcher, isCatchAll, type LookupMatch } from '../format/name-matcher.js'
+import { DetailWords, type DetailWord } from '../format/detail-words.js'
+import { NameLookup, NameMatcher, isCatchAll, splits, type LookupMatch } from '../format/name-matcher.js'
 import { normalize } from '../format/normalize.js'
-import type { FamilyNames, MakeNames, ModelNames, NameIndex, Target } from '../format/schema.js'
+import type {
+  FamilyNames,
+  MakeNames,
+  ModelNames,
+  NameIndex,
+  PoolNames,
+  Target,
+  VariantNames,
+} from '../format/schema.js'
+import { UNKNOWN } from '../format/vocabulary.js'
 import { ApiError } from './api-error.js'
 
-/** How a request's names were resolved (data contract, section 4). */
-export type MatchType = 'exact' | 'normalized' | 'alias' | 'family' | 'fuzzy'
+/**
+ * How a request's names were resolved (data contract, section 4); `broader` when words of
+ * the model name could not be told in the data and the answer is for the model without them (4.1, rule 3).
+ */
+export type MatchType = 'exact' | 'normalized' | 'alias' | 'family' | 'fuzzy' | 'broader'
 
-export interface Resolution {
+/** A key a request may be answered from, with what it holds. */
+export interface KeyTarget {
   /** What the statistics are looked up under. */
   readonly target: Target
-  readonly makes: readonly string[]
+  /** The canonical models whose listings it holds. */
   readonly models: readonly string[]
-  readonly matchType: MatchType
   /** Production years with listings. */
   readonly years: readonly number[]
+  /** The body type its name stands for (a body variant, `A4 Avant`: Kombi), applied by the key itself; UNKNOWN for none. */
+  readonly body: number
+  /** `models` as JSON, as every answer's `matched` gives them. */
+  readonly modelsJson: string
+}
+
+export interface Resolution extends KeyTarget {
+  readonly makes: readonly string[]
+  /** `makes` as JSON. */
+  readonly makesJson: string
+  readonly matchType: MatchType
+  /** The words after the model in the model name, and what a detail alias (`320d`) means, as read (contract 4.1). */
+  readonly detail: readonly DetailWord[]
+  /** The body variants of the pool the key stands for (`A4`), by body type: a body filter answers from the variant's key. */
+  readonly variants: ReadonlyMap<number, KeyTarget>
 }
 
 // `family` ranks weakest: the contract reports it whenever step 4 resolved the model.
-const STRENGTH: Record<MatchType, number> = { exact: 0, normalized: 1, alias: 2, fuzzy: 3, family: 4 }
+const STRENGTH: Record<MatchType, number> = { exact: 0, normalized: 1, alias: 2, fuzzy: 3, family: 4, broader: 5 }
 const MAX_SUGGESTIONS = 5
+const NO_VARIANTS: ReadonlyMap<number, KeyTarget> = new Map()
 
 /** A name the alias table knows that the snapshot has no listing of: it is never taken for another. */
 interface Unlisted {
   readonly unlisted: string
 }
+/** An engine or a generation that names a model (contract 4.1: `320d`, `W212`) and the detail it means. */
+interface DetailAlias {
+  readonly model: ModelNames | Unlisted
+  readonly detail: string
+}
 type MakeMatch = { readonly value: MakeTables; readonly match: MatchType }
-type ModelMatch =
-  | { readonly value: ModelNames; readonly match: MatchType }
-  | { readonly value: FamilyNames; readonly match: 'family' }
-  | { readonly value: Unlisted; readonly match: MatchType }
+type Named = ModelNames | FamilyNames | Unlisted
+/** A model name found, and the detail the request wrote after it (or the detail alias meant). */
+type ModelMatch = { readonly value: Named; readonly match: MatchType; readonly detail: string }
 
 /** One make's look-up tables, built once when the snapshot opens. */
 interface MakeTables {
   readonly entry: MakeNames
-  /** Steps 1-3 over the make's models, listed or not, and their aliases. */
-  readonly models: NameLookup<ModelNames | Unlisted>
+  /** Steps 1-3 over the make's models, listed or not, their aliases and detail aliases. */
+  readonly models: NameLookup<ModelNames | Unlisted | DetailAlias>
   readonly families: NameMatcher<FamilyNames | Unlisted>
+  /** The pool each of its names (and its family's name) stands for (contract 3.1). */
+  readonly pools: ReadonlyMap<string, PoolKey>
+  /** The key each body variant of a pool answers from, by its name. */
+  readonly variants: ReadonlyMap<string, KeyTarget>
+  /** The key each model and family with listings answers from. */
+  readonly keys: ReadonlyMap<ModelNames | FamilyNames, KeyTarget>
+  /** The make's canonical name, as `matched.makes` gives it, and as JSON. */
+  readonly makes: readonly string[]
+  readonly makesJson: string
   readonly fuzzy: readonly FuzzyName<ModelNames>[]
   /** The make's canonical name and aliases, normalized: what a model may be written after. */
   readonly names: readonly string[]
@@ -43,6 +85,12 @@ interface MakeTables {
   readonly suggestable: readonly FuzzyName<string>[]
   /** What a miss offers when no name is close. */
   readonly common: readonly string[]
+}
+/** A pool as it answers: its key, and its body variants' keys by body type; made once per snapshot. */
+interface PoolKey {
+  readonly pool: PoolNames
+  readonly key: KeyTarget
+  readonly variants: ReadonlyMap<number, KeyTarget>
 }
 interface FuzzyName<T> {
   readonly key: string
@@ -65,13 +113,30 @@ export class NameResolver {
   private readonly fuzzy: FuzzyName<MakeTables>[] = []
   /** The makes with listings, as a make miss suggests them. */
   private readonly suggestable: FuzzyName<string>[] = []
+  private readonly words: DetailWords
 
   constructor(index: NameIndex) {
+    this.words = new DetailWords(index.detail_words)
     for (const entry of index.makes) {
+      const pools = new Map<string, PoolKey>()
+      for (const pool of entry.pools) {
+        const poolKey = { pool, key: groupKey(entry.name, pool), variants: variantKeys(entry.name, pool) }
+        for (const name of [pool.name, ...pool.names]) pools.set(name, poolKey)
+      }
       const tables: MakeTables = {
         entry,
         models: new NameLookup(),
         families: new NameMatcher(),
+        pools,
+        variants: new Map(
+          entry.pools.flatMap((p) => p.variants.map((v) => [v.name, variantKey(entry.name, v)] as const)),
+        ),
+        keys: new Map<ModelNames | FamilyNames, KeyTarget>([
+          ...entry.models.map((m) => [m, modelKey(entry.name, m)] as const),
+          ...entry.families.map((f) => [f, groupKey(entry.name, f)] as const),
+        ]),
+        makes: [entry.name],
+        makesJson: JSON.stringify([entry.name]),
         fuzzy: entry.models.map((m) => ({ key: normalize(m.name), value: m })),
         names: [entry.name, ...entry.aliases].map(normalize),
         suggestable: [...entry.models, ...entry.families].map((n) => ({ key: normalize(n.name), value: n.name })),
@@ -82,6 +147,8 @@ export class NameResolver {
       for (const value of unlisted) byName.set(value.unlisted, value)
       for (const [name, value] of byName) tables.models.name(name, value)
       for (const [alias, model] of entry.model_aliases) tables.models.alias(alias, byName.get(model)!)
+      for (const [alias, model, detail] of entry.detail_aliases)
+        tables.models.alias(alias, { model: byName.get(model)!, detail })
       for (const family of entry.families) tables.families.add(family.name, family)
       for (const value of unlisted) tables.families.add(value.unlisted, value)
       this.makes.name(entry.name, tables)
@@ -117,9 +184,13 @@ export class NameResolver {
     const key = normalize(model)
     const rests = withoutMake(key, [normalize(make), ...tables.names])
     if (!isCatchAll(model)) {
+      // A typo in the model's own name, with or without detail after it (`Gofl GTI`).
       for (const text of [key, ...rests]) {
-        const near = nearest(text, tables.fuzzy)
-        if (near !== undefined) return this.resolution(tables, { value: near, match: 'fuzzy' }, makeMatch.match)
+        for (const { head, rest } of splits(text)) {
+          const near = nearest(normalize(head), tables.fuzzy)
+          if (near !== undefined)
+            return this.resolution(tables, { value: near, match: 'fuzzy', detail: rest }, makeMatch.match)
+        }
       }
     }
     const message = isCatchAll(model)
@@ -129,19 +200,52 @@ export class NameResolver {
   }
 
   /**
-   * Steps 1-4 for a model of `tables`' make, and then without a leading name of the make:
-   * the model as written goes first, so `DS 3` (DS Automobiles) or `Mini Cooper` stay
-   * themselves. Without the make's name in front, the model was not written as its
-   * canonical name: the match is `normalized` at best, else the rest's own (or `family`).
+   * Steps 1-4 for a model of `tables`' make: the longest model name the text starts with
+   * (contract 4.1), the words after it being detail; and also without a leading name of the
+   * make, where that leaves fewer words of detail: the model as written goes first, so
+   * `DS 3` (DS Automobiles) or `Mini Cooper` stay themselves. Without the make's name in
+   * front, the model was not written as its canonical name: the match is `normalized` at
+   * best, else the rest's own (or `family`).
    */
   private findModel(tables: MakeTables, make: string, model: string): ModelMatch | undefined {
-    const given = modelLookup(tables, model)
-    if (given !== undefined) return given
+    // The whole text a name: none is longer, no word is left (the common question, without splitting it).
+    const whole = modelLookup(tables, model, '')
+    if (whole !== undefined) return whole
+    let best = longestModel(tables, model)
     for (const rest of withoutMake(normalize(model), [normalize(make), ...tables.names])) {
-      const found = modelLookup(tables, rest)
-      if (found !== undefined) return { ...found, match: weakest(found.match, 'normalized') } as ModelMatch
+      const found = longestModel(tables, rest)
+      // The name that leaves the fewest words as detail: `MINI Cooper S` is the Cooper S, not a Cooper with an S.
+      if (found !== undefined && (best === undefined || words(found.detail) < words(best.detail)))
+        best = { ...found, match: weakest(found.match, 'normalized') }
     }
-    return undefined
+    return best === undefined ? undefined : (this.longerByTypo(tables, best) ?? best)
+  }
+
+  /**
+   * A longer model of the make that the words after `found` mistype (step 5 on them:
+   * `Golf Sportvan` is the Golf Sportsvan, `Range Rover Evoqe` the Evoque), its detail the
+   * words after them; undefined when the first of them is a filter word, or when no longer
+   * model is near, or two are.
+   */
+  private longerByTypo(tables: MakeTables, found: ModelMatch): ModelMatch | undefined {
+    const first = this.words.read(found.detail)[0]
+    if (first === undefined || first.kind !== 'version') return undefined
+    const prefix = `${normalize('unlisted' in found.value ? found.value.unlisted : found.value.name)} `
+    const written = found.detail.trim().split(/\s+/)
+    let best: { model: ModelNames; rest: string; distance: number } | undefined
+    let tie = false
+    for (const { key, value } of tables.fuzzy) {
+      if (!key.startsWith(prefix)) continue
+      const more = key.slice(prefix.length)
+      const size = more.split(' ').length
+      if (size > written.length) continue
+      const typed = normalize(written.slice(0, size).join(' '))
+      const distance = editDistance(typed, more, tolerance(typed.length) + 1)
+      if (distance > tolerance(typed.length) || (best !== undefined && distance > best.distance)) continue
+      tie = best !== undefined && distance === best.distance
+      if (!tie) best = { model: value, rest: written.slice(size).join(' '), distance }
+    }
+    return best === undefined || tie ? undefined : { value: best.model, match: 'fuzzy', detail: best.rest }
   }
 
   /**
@@ -160,7 +264,6 @@ export class NameResolver {
       if (inMake === undefined)
         throw this.modelMiss(tables, normalize(rest), `No ${tables.entry.name} model in the data matches "${rest}".`)
       const asked = normalize(model) === normalize(make) ? inMake : this.findModel(tables, make, model)
-      const resolved = this.resolution(tables, inMake, makeMatch.match)
       if (asked === undefined || asked.value !== inMake.value) {
         const name = 'unlisted' in inMake.value ? inMake.value.unlisted : inMake.value.name
         throw miss(
@@ -169,6 +272,9 @@ export class NameResolver {
           didYouMean,
         )
       }
+      // Detail is never dropped: written in the make (`VW Golf GTI`) or in the model, it narrows.
+      const detail = asked === inMake ? inMake.detail : [inMake.detail, asked.detail].filter((d) => d !== '').join(' ')
+      const resolved = this.resolution(tables, { ...inMake, detail }, makeMatch.match)
       return { ...resolved, matchType: weakest(resolved.matchType, asked.match) }
     }
     return undefined
@@ -193,28 +299,27 @@ export class NameResolver {
     throw miss(message, suggest(normalize(make), this.suggestable), didYouMean)
   }
 
-  /** `found` as the answer's target; its match type no stronger than `floor`. */
+  /**
+   * `found` as the answer's key; its match type no stronger than `floor`. A model name that
+   * stands for a pool (contract 3.1: `A4`, `Grandland`) answers from the pool, a body
+   * variant (`A4 Avant`) from its own key when it pools its base's listings of its body.
+   */
   private resolution(tables: MakeTables, found: ModelMatch, floor: MatchType): Resolution {
-    const make = tables.entry.name
-    const matchType = weakest(floor, found.match)
+    const named = 'unlisted' in found.value ? found.value.unlisted : found.value.name
+    const detail = this.words.read(found.detail)
+    const poolKey = tables.pools.get(named)
+    if (poolKey !== undefined && (found.match !== 'family' || named === poolKey.pool.name)) {
+      const { pool, key, variants } = poolKey
+      const one = pool.models.length === 1 && pool.models[0] === named && !('unlisted' in found.value)
+      return resolved(tables, key, detail, variants, one ? weakest(floor, found.match) : 'family')
+    }
+    const variant = tables.variants.get(named)
+    if (variant !== undefined) return resolved(tables, variant, detail, NO_VARIANTS, weakest(floor, found.match))
     if ('unlisted' in found.value) {
-      throw this.modelMiss(
-        tables,
-        normalize(found.value.unlisted),
-        `No listings of ${make} ${found.value.unlisted} are in the data.`,
-      )
+      throw this.modelMiss(tables, normalize(named), `No listings of ${tables.entry.name} ${named} are in the data.`)
     }
-    if (found.match !== 'family') {
-      const model = found.value as ModelNames
-      const target: Target = { kind: 'model', make, name: model.name }
-      return { target, makes: [make], models: [model.name], matchType, years: model.years }
-    }
-    const family = found.value as FamilyNames
-    const target: Target =
-      family.models.length === 1
-        ? { kind: 'model', make, name: family.models[0]! }
-        : { kind: 'family', make, name: family.name }
-    return { target, makes: [make], models: family.models, matchType, years: family.years }
+    const key = tables.keys.get(found.value)!
+    return resolved(tables, key, detail, NO_VARIANTS, weakest(floor, found.match))
   }
 
   /** INSUFFICIENT_DATA for a model of `tables`' make: close names to `key`, else its most listed. */
@@ -225,12 +330,90 @@ export class NameResolver {
   }
 }
 
-/** Steps 1-4 for one text: a model (steps 1-3), then a family. */
-function modelLookup(tables: MakeTables, text: string): ModelMatch | undefined {
+/** Steps 1-4 for one text: a model (steps 1-3) or a detail alias, then a family; the detail after it. */
+function modelLookup(tables: MakeTables, text: string, rest: string): ModelMatch | undefined {
   const found = tables.models.find(text)
-  if (found !== undefined) return found as ModelMatch
+  if (found !== undefined) {
+    const value = found.value
+    if ('detail' in value) return { value: value.model, match: found.match, detail: joinDetail(value.detail, rest) }
+    return { value, match: found.match, detail: rest }
+  }
   const family = tables.families.find(text)
-  return family === undefined ? undefined : ({ value: family, match: 'family' } as ModelMatch)
+  return family === undefined ? undefined : { value: family, match: 'family', detail: rest }
+}
+
+/** The longest model name (steps 1-4) `text` starts with, and the words after it (contract 4.1). */
+function longestModel(tables: MakeTables, text: string): ModelMatch | undefined {
+  for (const { head, rest } of splits(text)) {
+    const found = modelLookup(tables, head, rest)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/** How many words a detail holds. */
+function words(detail: string): number {
+  const key = normalize(detail)
+  return key === '' ? 0 : key.split(' ').length
+}
+
+function joinDetail(a: string, b: string): string {
+  return a === '' ? b : b === '' ? a : `${a} ${b}`
+}
+
+/** A resolution of one shape, whichever way it was found. */
+function resolved(
+  tables: MakeTables,
+  key: KeyTarget,
+  detail: readonly DetailWord[],
+  variants: ReadonlyMap<number, KeyTarget>,
+  matchType: MatchType,
+): Resolution {
+  return {
+    target: key.target,
+    models: key.models,
+    years: key.years,
+    body: key.body,
+    modelsJson: key.modelsJson,
+    makes: tables.makes,
+    makesJson: tables.makesJson,
+    matchType,
+    detail,
+    variants,
+  }
+}
+
+function keyTarget(target: Target, models: readonly string[], years: readonly number[], body: number): KeyTarget {
+  return { target, models, years, body, modelsJson: JSON.stringify(models) }
+}
+
+function modelKey(make: string, model: ModelNames): KeyTarget {
+  return keyTarget({ kind: 'model', make, name: model.name }, [model.name], model.years, UNKNOWN)
+}
+
+/** The key a family or a pool answers from: its own, or with one model with listings, that model's. */
+function groupKey(
+  make: string,
+  group: { readonly name: string; readonly models: readonly string[]; readonly years: readonly number[] },
+): KeyTarget {
+  const target: Target =
+    group.models.length === 1
+      ? { kind: 'model', make, name: group.models[0]! }
+      : { kind: 'family', make, name: group.name }
+  return keyTarget(target, group.models, group.years, UNKNOWN)
+}
+
+/** The keys of a pool's body variants by the body type each stands for: a body filter on the pool answers from them. */
+function variantKeys(make: string, pool: PoolNames): ReadonlyMap<number, KeyTarget> {
+  return new Map(pool.variants.map((v) => [v.body, variantKey(make, v)] as const))
+}
+
+/** The key a body variant answers from: its own when it pools its base's listings of its body, else its model's. */
+function variantKey(make: string, variant: VariantNames): KeyTarget {
+  const target: Target = variant.pooled
+    ? { kind: 'variant', make, name: variant.name }
+    : { kind: 'model', make, name: variant.name }
+  return keyTarget(target, variant.models, variant.years, variant.body)
 }
 
 function weakest(a: MatchType, b: MatchType | LookupMatch): MatchType {

@@ -19,14 +19,28 @@ export const OPERATION_SPECS: Readonly<
   Record<Operation, { readonly parameters: readonly string[]; readonly credits: number }>
 > = {
   valuation: {
-    parameters: ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'asking_price'],
+    parameters: [
+      'make',
+      'model',
+      'year',
+      'fuel_type',
+      'gearbox',
+      'body_type',
+      'version',
+      'power_hp',
+      'mileage',
+      'asking_price',
+    ],
     credits: OPERATION_CREDITS.valuation,
   },
   'price-history': { parameters: ['make', 'model', 'year', 'months'], credits: OPERATION_CREDITS['price-history'] },
   liquidity: { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS.liquidity },
   'valuation-factors': { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS['valuation-factors'] },
   regional: { parameters: ['make', 'model', 'year'], credits: OPERATION_CREDITS.regional },
-  depreciation: { parameters: ['make', 'model', 'fuel_type'], credits: OPERATION_CREDITS.depreciation },
+  depreciation: {
+    parameters: ['make', 'model', 'fuel_type', 'gearbox', 'body_type', 'version', 'power_hp'],
+    credits: OPERATION_CREDITS.depreciation,
+  },
 }
 
 /** A market question with its parameters guarded and typed. */

@@ -1,6 +1,7 @@
-import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
+import { MAX_DETAIL_TEXT, MAX_MILEAGE, MIN_YEAR, POWER_HP } from '../format/bounds.js'
+import { normalize } from '../format/normalize.js'
 import { HISTORY_MONTHS } from '../format/schema.js'
-import type { FuelType, Gearbox } from '../format/vocabulary.js'
+import type { BodyType, FuelType, Gearbox } from '../format/vocabulary.js'
 import { ApiError, invalidParameter, unknownParameter } from './api-error.js'
 import { REQUEST_VALUES, spellings, type Vocabulary } from './value-aliases.js'
 
@@ -22,17 +23,23 @@ export interface VehicleParams {
   readonly model: string
   readonly year: number
 }
-export interface ValuationParams extends VehicleParams {
+/** What narrows a question beside its names (contract 4.1): null where not given. */
+export interface DetailFilters {
   readonly fuel_type: FuelType | null
   readonly gearbox: Gearbox | null
+  readonly body_type: BodyType | null
+  /** Free text, matched word by word against the listings' versions and generations. */
+  readonly version: string | null
+  readonly power_hp: number | null
+}
+export interface ValuationParams extends VehicleParams, DetailFilters {
   readonly mileage: number | null
   readonly asking_price: number | null
 }
 /** A model across its production years. */
-export interface DepreciationParams {
+export interface DepreciationParams extends DetailFilters {
   readonly make: string
   readonly model: string
-  readonly fuel_type: FuelType | null
 }
 export interface PriceHistoryParams extends VehicleParams {
   readonly months: number
@@ -48,16 +55,20 @@ export interface VehicleFields {
   readonly model: string
   readonly year: number | string
 }
-export interface ValuationFields extends VehicleFields {
+export interface DetailFields {
   readonly fuel_type?: string | null
   readonly gearbox?: string | null
+  readonly body_type?: string | null
+  readonly version?: string | null
+  readonly power_hp?: number | string | null
+}
+export interface ValuationFields extends VehicleFields, DetailFields {
   readonly mileage?: number | string | null
   readonly asking_price?: number | string | null
 }
-export interface DepreciationFields {
+export interface DepreciationFields extends DetailFields {
   readonly make: string
   readonly model: string
-  readonly fuel_type?: string | null
 }
 export interface PriceHistoryFields extends VehicleFields {
   readonly months?: number | string | null
@@ -89,14 +100,28 @@ function kindOf(value: unknown): string {
 
 /** A make or model as a request names it: trimmed, of a sane length, without control characters. */
 export function name(get: ParamSource, parameter: 'make' | 'model'): string {
+  const value = text(get, parameter, MAX_NAME_LENGTH)
+  if (value === undefined) throw invalidParameter(parameter, `${parameter} is required`)
+  return value
+}
+
+/** A free text (a name, a version): trimmed, not empty, of at most `max` characters, without control characters. */
+function text(get: ParamSource, parameter: string, max: number): string | undefined {
   const raw = given(get, parameter)
-  if (raw === undefined) throw invalidParameter(parameter, `${parameter} is required`)
+  if (raw === undefined) return undefined
   if (typeof raw !== 'string') throw invalidParameter(parameter, `${parameter} must be a string, not ${kindOf(raw)}`)
   const value = raw.trim()
   if (value === '') throw invalidParameter(parameter, `${parameter} must not be empty`)
-  if (value.length > MAX_NAME_LENGTH)
-    throw invalidParameter(parameter, `${parameter} must be at most ${MAX_NAME_LENGTH} characters`)
+  if (value.length > max) throw invalidParameter(parameter, `${parameter} must be at most ${max} characters`)
   if (CONTROL.test(value)) throw invalidParameter(parameter, `${parameter} must not contain control characters`)
+  return value
+}
+
+/** A version: text whose words (letters and digits) are matched, so it must hold one. */
+function versionParam(get: ParamSource): string | null {
+  const value = text(get, 'version', MAX_DETAIL_TEXT)
+  if (value === undefined) return null
+  if (normalize(value) === '') throw invalidParameter('version', 'version must hold a letter or a digit')
   return value
 }
 
@@ -140,16 +165,38 @@ export function valuationParams(get: ParamSource, maxYear: number): ValuationPar
   const { make, model, year } = vehicleParams(get, maxYear)
   const fuelType = enumerated(get, 'fuel_type', REQUEST_VALUES.fuel_type)
   const gearbox = enumerated(get, 'gearbox', REQUEST_VALUES.gearbox)
+  const bodyType = enumerated(get, 'body_type', REQUEST_VALUES.body_type)
+  const version = versionParam(get)
+  const power = integer(get, 'power_hp', POWER_HP.min, POWER_HP.max) ?? null
   const mileage = integer(get, 'mileage', 1, MAX_MILEAGE) ?? null
   const askingPrice = integer(get, 'asking_price', ASKING_PRICE.min, ASKING_PRICE.max) ?? null
   // Spelled out: spreading the vehicle's fields into a new object cost ten times more.
-  return { make, model, year, fuel_type: fuelType, gearbox, mileage, asking_price: askingPrice }
+  return {
+    make,
+    model,
+    year,
+    fuel_type: fuelType,
+    gearbox,
+    body_type: bodyType,
+    version,
+    power_hp: power,
+    mileage,
+    asking_price: askingPrice,
+  }
 }
 
 export function depreciationParams(get: ParamSource): DepreciationParams {
   const make = name(get, 'make')
   const model = name(get, 'model')
-  return { make, model, fuel_type: enumerated(get, 'fuel_type', REQUEST_VALUES.fuel_type) }
+  return {
+    make,
+    model,
+    fuel_type: enumerated(get, 'fuel_type', REQUEST_VALUES.fuel_type),
+    gearbox: enumerated(get, 'gearbox', REQUEST_VALUES.gearbox),
+    body_type: enumerated(get, 'body_type', REQUEST_VALUES.body_type),
+    version: versionParam(get),
+    power_hp: integer(get, 'power_hp', POWER_HP.min, POWER_HP.max) ?? null,
+  }
 }
 
 export function priceHistoryParams(get: ParamSource, maxYear: number): PriceHistoryParams {
@@ -166,7 +213,8 @@ export function priceHistoryParams(get: ParamSource, maxYear: number): PriceHist
  * @example
  * const fields = { make: 'VW', model: 'Golf', year: '2017', gearbox: 'auto' }
  * valuationParams(fieldSource(fields, OPERATION_SPECS.valuation.parameters), snapshot.maxYear)
- * // { make: 'VW', model: 'Golf', year: 2017, fuel_type: null, gearbox: 'Automatyczna', mileage: null, asking_price: null }
+ * // { make: 'VW', model: 'Golf', year: 2017, fuel_type: null, gearbox: 'Automatyczna', body_type: null,
+ * //   version: null, power_hp: null, mileage: null, asking_price: null }
  */
 export function fieldSource(fields: unknown, known: readonly string[]): ParamSource {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {

@@ -3,13 +3,20 @@ import { existsSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { latestYear } from '../format/bounds.js'
+import { annualChangePct } from '../format/annual-change.js'
 import { fitOf, viewColumns, type ListingColumns } from '../format/columns.js'
-import { confidenceOf, priceFigures } from '../format/figures.js'
-import { adjustedMember, mileageEffectMember } from '../format/mileage-fit.js'
+import { confidenceOf, percentile, priceFigures } from '../format/figures.js'
+import { adjustedMember, fitMileage, mileageEffectMember } from '../format/mileage-fit.js'
 import { lmdbFileProblem } from '../format/lmdb-file.js'
 import { SnapshotError } from '../format/snapshot-error.js'
 import { verifyFiles } from '../format/snapshot-files.js'
-import { LIQUIDITY_NOTE_JSON, StoredAnswer, filterSelector, valuationMembers } from '../format/rendered.js'
+import {
+  LIQUIDITY_NOTE_JSON,
+  StoredAnswer,
+  curveMembers,
+  filterSelector,
+  valuationMembers,
+} from '../format/rendered.js'
 import {
   ALL_YEARS,
   ANSWERS_OPTIONS,
@@ -24,16 +31,18 @@ import {
   answerKey,
   statKey,
   type AnswerKey,
+  type CurvePoint,
   type Manifest,
   type NameIndex,
   type Operation,
 } from '../format/schema.js'
-import { FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
+import { BODY_TYPES, FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
 import { answerProblem } from './answer-consistency.js'
 import { ApiError } from './api-error.js'
 import type {
   CatalogMakesData,
   CatalogModelsData,
+  CatalogVersionsData,
   DepreciationData,
   LiquidityData,
   PriceHistoryData,
@@ -44,8 +53,19 @@ import type {
 import { mileageWindow } from '../format/mileage-window.js'
 import { askingPriceMember } from './asking-price.js'
 import { Catalog } from './catalog.js'
-import { NameResolver, type Resolution } from './name-resolver.js'
-import { describe, filterMiss, insufficient, mileageMiss, thinCurve, type KnownMileages } from './thin-data.js'
+import { commonVersions, detailTallies, hasDetail, ListingScan } from './listing-scan.js'
+import { NameResolver, type KeyTarget, type Resolution } from './name-resolver.js'
+import { matchedJson, namesOnly, narrow, scans, valueJson, withoutVersions, type Narrowing } from './narrowing.js'
+import {
+  describe,
+  filterMiss,
+  insufficient,
+  mileageMiss,
+  narrowMiss,
+  thinCurve,
+  type Described,
+  type KnownMileages,
+} from './thin-data.js'
 import { OPERATION_SPECS } from './operations.js'
 import {
   depreciationParams,
@@ -101,6 +121,8 @@ export class Snapshot {
   // columns and the prices kept, so the scan allocates nothing.
   private columnBuffer = new Uint8Array(1 << 16)
   private kept = new Float64Array(1 << 12)
+  /** Reused by every narrowed question (contract 4.1). */
+  private readonly scan = new ListingScan()
 
   private constructor(dir: string, options: OpenOptions) {
     this.dir = dir
@@ -189,9 +211,9 @@ export class Snapshot {
 
   /** The check, pausing (yielding) after each CHECK_SLICE answers read. */
   private *checking(samples: number): Generator<void, void, undefined> {
-    // Each key's answers, and a depreciation for each model and each family of two or more models.
-    const { keys_written: keys, models, families } = this.manifest.counts
-    const expected = keys * KEY_OPERATIONS.length + models + families
+    // Each key's answers, and a depreciation for each model, family of two or more models and pooled body variant.
+    const { keys_written: keys, models, families, variants } = this.manifest.counts
+    const expected = keys * KEY_OPERATIONS.length + models + families + variants
     const count = this.answers.getStats() as { entryCount: number }
     if (count.entryCount !== expected)
       throw new SnapshotError(
@@ -284,6 +306,17 @@ export class Snapshot {
     return JSON.parse(this.catalogMakesJson()) as CatalogMakesData
   }
 
+  /**
+   * The versions, generations and body types the listings of a make, model and year give, with their listings.
+   *
+   * @example snapshot.catalogVersions({ make: 'VW', model: 'Golf', year: 2017 }).versions[0]
+   */
+  catalogVersions(fields: VehicleFields): CatalogVersionsData {
+    return JSON.parse(
+      this.catalogVersionsJson(vehicleParams(fieldSource(fields, ['make', 'model', 'year']), this.maxYear)),
+    ) as CatalogVersionsData
+  }
+
   /** Every model of a make (resolved as a market call resolves it) with its listings, years with figures and families. */
   catalogModels(fields: { readonly make: string }): CatalogModelsData {
     return JSON.parse(this.catalogModelsJson(name(fieldSource(fields, ['make']), 'make'))) as CatalogModelsData
@@ -298,13 +331,37 @@ export class Snapshot {
   // parameters the guards of params.ts have returned (marketRequest gives them).
 
   valuationJson(params: ValuationParams): string {
-    const resolution = this.find(params, 'valuation')
-    const fuel = codeOf(params.fuel_type, FUEL_TYPES)
-    const gearbox = codeOf(params.gearbox, GEARBOXES)
+    const resolution = this.names.resolve(params.make, params.model)
+    let narrowing = narrow(resolution, params)
+    const key = narrowing.key
+    // Read before the stored answer: a columns read reuses the buffer the answer's text lies in.
+    const columns = scans(narrowing) ? this.keyColumns(key, params.year) : undefined
+    if (narrowing.phrases.length > 0 && !hasDetail(columns)) narrowing = withoutVersions(narrowing)
+    this.find(resolution, key, params.year, 'valuation')
+    if (scans(narrowing)) {
+      const total = this.stored.sampleSize(0)
+      if (total < MIN_LISTINGS) throw insufficient(describedAs(resolution, key), params.year, total)
+    }
+    const members = scans(narrowing)
+      ? this.narrowedValuation(resolution, narrowing, columns, params)
+      : this.storedValuation(resolution, narrowing, params)
+    const filters =
+      `{"fuel_type":${valueJson(narrowing.fuel, FUEL_TYPES)},"gearbox":${valueJson(narrowing.gearbox, GEARBOXES)},` +
+      `"body_type":${valueJson(narrowing.body, BODY_TYPES)},"version":${params.version === null ? 'null' : JSON.stringify(params.version)},` +
+      `"power_hp":${params.power_hp},"mileage":${params.mileage}}`
+    return `${head(params, resolution, narrowing)},"currency":"PLN","filters":${filters},${members}}`
+  }
+
+  /**
+   * A valuation's members from what the build stored: the key's figures for a fuel and a
+   * gearbox, or with a mileage window, the key's listings in it and the filter's stored fit.
+   */
+  private storedValuation(resolution: Resolution, narrowing: Narrowing, params: ValuationParams): string {
+    const { fuel, gearbox, key } = narrowing
     let members = ''
     let sampleSize: number
     if (params.mileage !== null) {
-      const columns = this.keyColumns(resolution, params.year)
+      const columns = this.keyColumns(key, params.year)
       const prices = this.valuationPrices(columns, params.mileage, fuel, gearbox)
       sampleSize = prices.length
       if (sampleSize >= MIN_LISTINGS) {
@@ -319,27 +376,66 @@ export class Snapshot {
       const variant = this.stored.find(filterSelector(fuel, gearbox))
       sampleSize = variant < 0 ? 0 : this.stored.sampleSize(variant)
       // The unfiltered variant holds figures whatever its size; too few listings are refused below, before an
-      // asking price is placed among prices the key does not keep (its columns are kept from MIN_LISTINGS on).
+      // asking price is placed among them.
       if (variant >= 0 && this.stored.items(variant) > 0 && sampleSize >= MIN_LISTINGS) {
         members = `${this.stored.text(variant)},"adjusted":null,`
         members +=
           params.asking_price === null
             ? '"asking_price":null'
             : askingPriceMember(
-                this.valuationPrices(this.keyColumns(resolution, params.year), null, fuel, gearbox),
+                this.valuationPrices(this.keyColumns(key, params.year), null, fuel, gearbox),
                 params.asking_price,
               )
       }
     }
     if (members === '' || sampleSize < MIN_LISTINGS) {
-      throw this.thinValuation(resolution, params, sampleSize, fuel, gearbox)
+      throw this.thinValuation(resolution, narrowing, params, sampleSize)
     }
-    const filters = `{"fuel_type":${quoted(params.fuel_type)},"gearbox":${quoted(params.gearbox)},"mileage":${params.mileage}}`
-    return `${head(params, resolution)},"currency":"PLN","filters":${filters},${members}}`
+    return members
+  }
+
+  /**
+   * A valuation's members computed from the key's listings that a narrowed question keeps
+   * (contract 4.1): every figure of it, the mileage fit over them too (5.2).
+   */
+  private narrowedValuation(
+    resolution: Resolution,
+    narrowing: Narrowing,
+    columns: ListingColumns | undefined,
+    params: ValuationParams,
+  ): string {
+    const window = params.mileage === null ? null : mileageWindow(params.mileage)
+    if (columns !== undefined) this.scan.run(columns, narrowing, window, true)
+    const sampleSize = columns === undefined ? 0 : this.scan.count
+    if (sampleSize < MIN_LISTINGS) {
+      const suggestions = narrowing.phrases.length > 0 && columns !== undefined ? commonVersions([columns], 5) : []
+      const mileages =
+        params.mileage === null
+          ? undefined
+          : { mileage: params.mileage, before: columns === undefined ? 0 : this.scan.matched }
+      throw narrowMiss(
+        describedAs(resolution, narrowing.key),
+        params.year,
+        sampleSize,
+        columns?.count ?? 0,
+        narrowing,
+        suggestions,
+        mileages,
+      )
+    }
+    const prices = this.scan.kept()
+    const { fitPrices, fitLogs, fitMileages, fitCount, scratch } = this.scan
+    const fit = fitMileage(fitPrices, fitLogs, fitMileages, 0, fitCount, scratch)
+    return (
+      `${valuationMembers(priceFigures(prices), confidenceOf(prices))},${mileageEffectMember(fit)},` +
+      `${params.mileage === null ? '"adjusted":null' : adjustedMember(fit, params.mileage)},` +
+      askingPriceMember(prices, params.asking_price)
+    )
   }
 
   priceHistoryJson(params: PriceHistoryParams): string {
-    const resolution = this.find(params, 'price-history')
+    const resolution = this.names.resolve(params.make, params.model)
+    this.find(resolution, resolution, params.year, 'price-history')
     const variant = this.stored.find(params.months)
     const listings = variant < 0 ? 0 : this.stored.sampleSize(variant)
     if (listings < MIN_LISTINGS)
@@ -349,18 +445,20 @@ export class Snapshot {
         listings,
         `were first seen in the last ${params.months === 1 ? 'month' : `${params.months} months`}`,
       )
-    return `${head(params, resolution)},"currency":"PLN","months_requested":${params.months},"trend":[${this.stored.text(variant)}]}`
+    return `${head(params, resolution, namesOnly(resolution))},"currency":"PLN","months_requested":${params.months},"trend":[${this.stored.text(variant)}]}`
   }
 
   liquidityJson(params: VehicleParams): string {
-    const resolution = this.find(params, 'liquidity')
+    const resolution = this.names.resolve(params.make, params.model)
+    this.find(resolution, resolution, params.year, 'liquidity')
     const sampleSize = this.stored.sampleSize(0)
     if (sampleSize < MIN_LISTINGS) throw insufficient(resolution, params.year, sampleSize, 'have left the market')
-    return `${head(params, resolution)},${this.stored.text(0)},"note":${LIQUIDITY_NOTE_JSON}}`
+    return `${head(params, resolution, namesOnly(resolution))},${this.stored.text(0)},"note":${LIQUIDITY_NOTE_JSON}}`
   }
 
   valuationFactorsJson(params: VehicleParams): string {
-    const resolution = this.find(params, 'valuation-factors')
+    const resolution = this.names.resolve(params.make, params.model)
+    this.find(resolution, resolution, params.year, 'valuation-factors')
     const total = this.stored.sampleSize(0)
     if (total < MIN_LISTINGS) throw insufficient(resolution, params.year, total)
     if (this.stored.items(0) === 0) {
@@ -370,25 +468,91 @@ export class Snapshot {
         { sample_size: total },
       )
     }
-    return `${head(params, resolution)},"currency":"PLN",${this.stored.text(0)}}`
+    return `${head(params, resolution, namesOnly(resolution))},"currency":"PLN",${this.stored.text(0)}}`
   }
 
   regionalJson(params: VehicleParams): string {
-    const resolution = this.find(params, 'regional')
+    const resolution = this.names.resolve(params.make, params.model)
+    this.find(resolution, resolution, params.year, 'regional')
     const total = this.stored.sampleSize(0)
     if (total < MIN_LISTINGS) throw insufficient(resolution, params.year, total, 'name their voivodeship')
-    return `${head(params, resolution)},"currency":"PLN",${this.stored.text(0)}}`
+    return `${head(params, resolution, namesOnly(resolution))},"currency":"PLN",${this.stored.text(0)}}`
   }
 
   depreciationJson(params: DepreciationParams): string {
     const resolution = this.names.resolve(params.make, params.model)
-    const bytes = this.answers.getBinaryFast(answerKey(resolution.target, ALL_YEARS, 'depreciation'))
+    let narrowing = narrow(resolution, params)
+    const key = narrowing.key
+    const described = describedAs(resolution, key)
+    // On a question without a year, rule 3 of contract 4.1 looks at every year of the model.
+    if (narrowing.phrases.length > 0 && !key.years.some((year) => hasDetail(this.keyColumns(key, year))))
+      narrowing = withoutVersions(narrowing)
+    if (scans(narrowing) || narrowing.gearbox !== UNKNOWN) {
+      const curve = this.narrowedCurve(described, narrowing, key.years)
+      return `${head(params, resolution, narrowing)},"currency":"PLN",${curve}}`
+    }
+    const bytes = this.answers.getBinaryFast(answerKey(key.target, ALL_YEARS, 'depreciation'))
     if (bytes === undefined || !this.stored.reset(bytes))
-      throw new Error(`the snapshot's depreciation answer for ${describe(resolution)} is missing or unreadable`)
-    const variant = this.stored.find(codeOf(params.fuel_type, FUEL_TYPES))
+      throw new Error(`the snapshot's depreciation answer for ${describe(described)} is missing or unreadable`)
+    const variant = this.stored.find(narrowing.fuel)
     if (variant < 0 || this.stored.items(variant) === 0)
-      throw thinCurve(resolution, params.fuel_type, variant < 0 ? 0 : this.stored.sampleSize(variant))
-    return `${head(params, resolution)},"currency":"PLN",${this.stored.text(variant)}}`
+      throw thinCurve(described, valueOf(narrowing.fuel, FUEL_TYPES), variant < 0 ? 0 : this.stored.sampleSize(variant))
+    return `${head(params, resolution, narrowing)},"currency":"PLN",${this.stored.text(variant)}}`
+  }
+
+  /**
+   * The curve of a narrowed depreciation (contract 5.5): each year's listings that the
+   * question keeps, its median where they are MIN_LISTINGS or more, and the annual change.
+   */
+  private narrowedCurve(described: Described, narrowing: Narrowing, years: readonly number[]): string {
+    const points: CurvePoint[] = []
+    let listings = 0
+    for (const year of years) {
+      const columns = this.keyColumns(narrowing.key, year)
+      if (columns === undefined) continue
+      this.scan.run(columns, narrowing, null, false)
+      listings += this.scan.count
+      if (this.scan.count >= MIN_LISTINGS)
+        points.push({ year, median: percentile(this.scan.kept(), 0.5), sample_size: this.scan.count })
+    }
+    if (points.length === 0) {
+      const suggestions =
+        narrowing.phrases.length > 0
+          ? commonVersions(
+              years.map((y) => this.keyColumns(narrowing.key, y, true)).filter((c) => c !== undefined),
+              5,
+            )
+          : []
+      throw narrowMiss(described, undefined, listings, undefined, narrowing, suggestions)
+    }
+    return curveMembers(points, annualChangePct(points))
+  }
+
+  /**
+   * What the listings of a make, model and year say of their cars (the catalogue's versions): each version and
+   * generation with its listings, most listed first, and each body type; INSUFFICIENT_DATA below MIN_LISTINGS
+   * listings, which no market question could be answered from.
+   */
+  catalogVersionsJson(params: VehicleParams): string {
+    const resolution = this.names.resolve(params.make, params.model)
+    const columns = this.keyColumns(resolution, params.year)
+    this.find(resolution, resolution, params.year, 'valuation')
+    const total = this.stored.sampleSize(0)
+    if (columns === undefined || total < MIN_LISTINGS) throw insufficient(resolution, params.year, total)
+    const { versions, generations } = detailTallies([columns])
+    const bodies = new Uint32Array(BODY_TYPES.length)
+    const body = columns.body ?? new Uint8Array(0)
+    for (let i = 0; i < body.length; i++) if (body[i] !== UNKNOWN) bodies[body[i]!]!++
+    const bodyTypes = BODY_TYPES.map((body, code) => ({ body_type: body, listings: bodies[code]! }))
+      .filter((b) => b.listings > 0)
+      .sort((a, b) => b.listings - a.listings)
+    const members = JSON.stringify({
+      listings: total,
+      versions: versions.map((v) => ({ version: v.text, listings: v.listings })),
+      generations: generations.map((g) => ({ generation: g.text, listings: g.listings })),
+      body_types: bodyTypes,
+    }).slice(1, -1)
+    return `${head(params, resolution, namesOnly(resolution))},${members}}`
   }
 
   catalogMakesJson(): string {
@@ -403,60 +567,67 @@ export class Snapshot {
   }
 
   /**
-   * Resolves the names and points `stored` at the operation's answer for the key; throws
-   * INSUFFICIENT_DATA when the key has no listings. `stored` reads a buffer lmdb-js
-   * lends until the next read, so its text is taken before anything else is read.
+   * Points `stored` at the operation's answer for `key` in `year`; throws INSUFFICIENT_DATA
+   * when the key has no listings that year. `stored` reads a buffer lmdb-js lends until the
+   * next read, so its text is taken before anything else is read.
    */
-  private find(params: VehicleParams, operation: Operation): Resolution {
-    const resolution = this.names.resolve(params.make, params.model)
-    const bytes = this.answers.getBinaryFast(answerKey(resolution.target, params.year, operation))
+  private find(resolution: Resolution, key: KeyTarget, year: number, operation: Operation): void {
+    const bytes = this.answers.getBinaryFast(answerKey(key.target, year, operation))
     if (bytes !== undefined && !this.stored.reset(bytes))
-      throw new Error(`the snapshot's ${operation} answer for ${describe(resolution, params.year)} is unreadable`)
+      throw new Error(
+        `the snapshot's ${operation} answer for ${describe(describedAs(resolution, key), year)} is unreadable`,
+      )
     if (bytes === undefined) {
-      const years = resolution.years
+      const years = key.years
       const range = years.length === 0 ? '' : ` (listings exist for ${years[0]}-${years[years.length - 1]})`
-      throw new ApiError('INSUFFICIENT_DATA', `No listings of ${describe(resolution)} from ${params.year}${range}.`, {
-        sample_size: 0,
-      })
+      throw new ApiError(
+        'INSUFFICIENT_DATA',
+        `No listings of ${describe(describedAs(resolution, key))} from ${year}${range}.`,
+        { sample_size: 0 },
+      )
     }
-    return resolution
   }
 
   /**
-   * The INSUFFICIENT_DATA of a valuation, with what each of its filters left, read only
-   * on the way to this error: the stored counts per filter (`stored` still holds the key's
-   * answer unless the mileage window read the columns since), or the key's mileages.
+   * The INSUFFICIENT_DATA of a valuation answered from what the build stored, with what each
+   * of its filters left, read only on the way to this error: the stored counts per filter
+   * (`stored` still holds the key's answer unless the mileage window read the columns
+   * since), or the key's mileages.
    */
   private thinValuation(
     resolution: Resolution,
+    narrowing: Narrowing,
     params: ValuationParams,
     sampleSize: number,
-    fuel: number,
-    gearbox: number,
   ): ApiError {
+    const { fuel, gearbox, key } = narrowing
+    const described = describedAs(resolution, key)
+    const filters = { ...params, fuel_type: valueOf(fuel, FUEL_TYPES), gearbox: valueOf(gearbox, GEARBOXES) }
     if (params.mileage !== null) {
-      const known = this.knownMileages(resolution, params.year, fuel, gearbox)
-      return mileageMiss(resolution, params, params.mileage, sampleSize, known)
+      const known = this.knownMileages(key, params.year, fuel, gearbox)
+      return mileageMiss(described, filters, params.mileage, sampleSize, known)
     }
-    if (fuel === UNKNOWN && gearbox === UNKNOWN) return insufficient(resolution, params.year, sampleSize)
+    if (fuel === UNKNOWN && gearbox === UNKNOWN) return insufficient(described, params.year, sampleSize)
     const count = (f: number, g: number) => {
       const variant = this.stored.find(filterSelector(f, g))
       return variant < 0 ? 0 : this.stored.sampleSize(variant)
     }
     const counts = { all: count(UNKNOWN, UNKNOWN), fuel: count(fuel, UNKNOWN), gearbox: count(UNKNOWN, gearbox) }
-    return filterMiss(resolution, params, sampleSize, counts)
+    return filterMiss(described, filters, sampleSize, counts)
   }
 
   /**
-   * The key's columns, copied into an 8-byte aligned buffer the next call reuses;
-   * undefined when none of its listings has a known mileage.
+   * The key's columns, copied into an 8-byte aligned buffer the next call reuses (or, with
+   * `own`, a buffer of their own); undefined when the key has no listings that year, or
+   * fewer than MIN_LISTINGS none of which tells its version or generation.
    */
-  private keyColumns(resolution: Resolution, year: number): ListingColumns | undefined {
-    const stored = this.columns.getBinaryFast(statKey(resolution.target, year))
+  private keyColumns(key: KeyTarget, year: number, own = false): ListingColumns | undefined {
+    const stored = this.columns.getBinaryFast(statKey(key.target, year))
     if (stored === undefined) return undefined
     // getBinaryFast lends a large reusable buffer whose `length` alone is the value's:
     // copy exactly that many bytes.
     const size = stored.length
+    if (own) return viewColumns(new Uint8Array(stored.subarray(0, size)))
     if (this.columnBuffer.byteLength < size) this.columnBuffer = new Uint8Array(grownSize(size))
     this.columnBuffer.set(stored.subarray(0, size))
     return viewColumns(this.columnBuffer)
@@ -490,9 +661,9 @@ export class Snapshot {
   }
 
   /** How many of the key's listings of the fuel and gearbox asked for have a known mileage, and its range. */
-  private knownMileages(resolution: Resolution, year: number, fuel: number, gearbox: number): KnownMileages {
+  private knownMileages(key: KeyTarget, year: number, fuel: number, gearbox: number): KnownMileages {
     const known = { count: 0, min: Infinity, max: -Infinity }
-    const columns = this.keyColumns(resolution, year)
+    const columns = this.keyColumns(key, year)
     if (columns === undefined) return known
     for (let i = 0; i < columns.count; i++) {
       if (columns.mileage[i]! < 0) continue
@@ -510,19 +681,20 @@ export class Snapshot {
 function head(
   params: { readonly make: string; readonly model: string; readonly year?: number },
   resolution: Resolution,
+  narrowing: Narrowing,
 ): string {
-  const matched = { makes: resolution.makes, models: resolution.models, match_type: resolution.matchType }
   const year = params.year === undefined ? '' : `,"year":${params.year}`
-  return `{"make":${JSON.stringify(params.make)},"model":${JSON.stringify(params.model)}${year},"matched":${JSON.stringify(matched)}`
+  return `{"make":${JSON.stringify(params.make)},"model":${JSON.stringify(params.model)}${year},"matched":${matchedJson(resolution, narrowing)}`
 }
 
-/** A request's fuel or gearbox as the snapshot's code: UNKNOWN (any) when not given. */
-function codeOf<T>(value: T | null, values: readonly T[]): number {
-  return value === null ? UNKNOWN : values.indexOf(value)
+/** The names a message gives of the key answering: the resolved make and the key's own name. */
+function describedAs(resolution: Resolution, key: KeyTarget): Described {
+  return { makes: resolution.makes, target: key.target }
 }
 
-function quoted(value: string | null): string {
-  return value === null ? 'null' : `"${value}"`
+/** A filter's code as its canonical value, null for none. */
+function valueOf<T extends string>(code: number, values: readonly T[]): T | null {
+  return code === UNKNOWN ? null : values[code]!
 }
 
 function grownSize(bytes: number): number {

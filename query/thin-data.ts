@@ -1,8 +1,10 @@
 import { count as n, counted } from '../format/amounts.js'
 import { mileageWindow } from '../format/mileage-window.js'
-import { MIN_LISTINGS } from '../format/schema.js'
+import { powerWindow } from '../format/power-window.js'
+import { MIN_LISTINGS, type Target } from '../format/schema.js'
+import { BODY_TYPES, FUEL_TYPES, GEARBOXES, UNKNOWN } from '../format/vocabulary.js'
 import { ApiError } from './api-error.js'
-import type { Resolution } from './name-resolver.js'
+import type { Narrowing } from './narrowing.js'
 import type { ValuationParams } from './params.js'
 
 /**
@@ -11,8 +13,14 @@ import type { ValuationParams } from './params.js'
  * choices to loosen. Made on the way to an error only, never for an answer.
  */
 
+/** What a message names: the resolved make and the key answering. */
+export interface Described {
+  readonly makes: readonly string[]
+  readonly target: Target
+}
+
 /** "Volkswagen Golf 2017": the canonical names a request resolved to. */
-export function describe(resolution: Resolution, year?: number): string {
+export function describe(resolution: Described, year?: number): string {
   const name = `${resolution.makes[0]} ${resolution.target.name}`
   return year === undefined ? name : `${name} ${year}`
 }
@@ -25,7 +33,7 @@ const NEEDED = `at least ${MIN_LISTINGS} are needed`
 
 /** "Only 7 listings of Volkswagen Golf 2017 are in the data; at least 10 are needed." */
 export function insufficient(
-  resolution: Resolution,
+  resolution: Described,
   year: number,
   sampleSize: number,
   condition = 'are in the data',
@@ -38,7 +46,7 @@ export function insufficient(
  * A depreciation without a single production year of MIN_LISTINGS listings: "No production year of Volkswagen Golf
  * with fuel_type Diesel has at least 10 listings (14 listings in all years)."
  */
-export function thinCurve(resolution: Resolution, fuelType: string | null, listingsInAllYears: number): ApiError {
+export function thinCurve(resolution: Described, fuelType: string | null, listingsInAllYears: number): ApiError {
   const fuel = fuelType === null ? '' : ` with fuel_type ${fuelType}`
   const message =
     `No production year of ${describe(resolution)}${fuel} has at least ${MIN_LISTINGS} listings ` +
@@ -55,7 +63,8 @@ export interface FilterCounts {
 
 /** The filters of a valuation as its answer echoes them, for the error's `filters`. */
 function filters(params: ValuationParams): Record<string, unknown> {
-  return { fuel_type: params.fuel_type, gearbox: params.gearbox, mileage: params.mileage }
+  const { fuel_type, gearbox, body_type, version, power_hp, mileage } = params
+  return { fuel_type, gearbox, body_type, version, power_hp, mileage }
 }
 
 /** "fuel_type Diesel and gearbox Automatyczna": the filters other than the mileage, as given. */
@@ -73,7 +82,7 @@ function filterText(params: ValuationParams): string {
  * Automatyczna (12 have fuel_type Diesel, 8 gearbox Automatyczna); at least 10 are needed."
  */
 export function filterMiss(
-  resolution: Resolution,
+  resolution: Described,
   params: ValuationParams,
   sampleSize: number,
   counts: FilterCounts,
@@ -101,7 +110,7 @@ export interface KnownMileages {
  * Of its listings, 24 have a known mileage, from 80,000 km to 195,000 km."
  */
 export function mileageMiss(
-  resolution: Resolution,
+  resolution: Described,
   params: ValuationParams,
   mileage: number,
   sampleSize: number,
@@ -123,4 +132,59 @@ export function mileageMiss(
     `${left} of ${describe(resolution, params.year)}${narrowed} ${within}; ${NEEDED}. ${spread}`,
     { sample_size: sampleSize, filters: filters(params), mileage_window: window },
   )
+}
+
+/**
+ * A narrowed question (contract 4.1) that leaves too few listings: "Only 4 of the 2,629
+ * listings of Volkswagen Golf 2017 have the version words GTI and fuel_type Benzyna;
+ * at least 10 are needed." With version words, `suggestions` names the key's most listed
+ * versions (rule 4). A valuation's mileage window is told apart: what the other filters
+ * kept, and how many of those it keeps.
+ */
+export function narrowMiss(
+  resolution: Described,
+  year: number | undefined,
+  sampleSize: number,
+  total: number | undefined,
+  narrowing: Narrowing,
+  suggestions: readonly string[],
+  window?: { readonly mileage: number; readonly before: number },
+): ApiError {
+  const what = narrowingText(narrowing)
+  const of =
+    total === undefined
+      ? `of ${describe(resolution, year)}`
+      : `of the ${counted(total, 'listing')} of ${describe(resolution, year)}`
+  const inAll = year === undefined ? ' in any production year' : ''
+  let message: string
+  if (window === undefined) {
+    const left = sampleSize === 0 ? 'None' : `Only ${n(sampleSize)}`
+    message = `${left} ${of} ${sampleSize <= 1 ? 'has' : 'have'} ${what}${inAll}; ${NEEDED}.`
+  } else {
+    const range = mileageWindow(window.mileage)
+    message =
+      `Of the listings ${of} with ${what}, ${n(window.before)} ${window.before === 1 ? 'is' : 'are'} left, ` +
+      `${n(sampleSize)} of them within ±30 % of ${km(window.mileage)} (${n(range.from)}–${km(range.to)}); ${NEEDED}.`
+  }
+  const extra: Record<string, unknown> = { sample_size: sampleSize }
+  if (suggestions.length > 0) {
+    extra.suggestions = suggestions
+    message += ` Versions in the data include ${suggestions.map((s) => JSON.stringify(s)).join(', ')}.`
+  }
+  return new ApiError('INSUFFICIENT_DATA', message, extra)
+}
+
+/** "the version words GTI, fuel_type Benzyna and power_hp 150 (135–165 KM)": what a narrowing asks for. */
+function narrowingText(narrowing: Narrowing): string {
+  const parts: string[] = []
+  if (narrowing.versionWords.length > 0)
+    parts.push(`the version word${narrowing.versionWords.length === 1 ? '' : 's'} ${narrowing.versionWords.join(' ')}`)
+  if (narrowing.fuel !== UNKNOWN) parts.push(`fuel_type ${FUEL_TYPES[narrowing.fuel]}`)
+  if (narrowing.gearbox !== UNKNOWN) parts.push(`gearbox ${GEARBOXES[narrowing.gearbox]}`)
+  if (narrowing.scanBody !== UNKNOWN) parts.push(`body_type ${BODY_TYPES[narrowing.scanBody]}`)
+  if (narrowing.power !== null) {
+    const window = powerWindow(narrowing.power)
+    parts.push(`power_hp ${narrowing.power} (${window.from}–${window.to} KM)`)
+  }
+  return parts.length <= 1 ? (parts[0] ?? 'what was asked') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`
 }

@@ -1,9 +1,12 @@
 import { compact } from '../format/normalize.js'
 import {
+  BODY_ALIASES,
+  BODY_TYPES,
   FUEL_ALIASES,
   FUEL_TYPES,
   GEARBOXES,
   GEARBOX_ALIASES,
+  type BodyType,
   type FuelType,
   type Gearbox,
 } from '../format/vocabulary.js'
@@ -45,13 +48,17 @@ function vocabulary<T extends string>(
 }
 
 /**
- * The one table of what the enumerated parameters accept (valuation's fuel_type and
- * gearbox), resolved to the canonical values the spec names and answers echo. Requests
+ * The one table of what the enumerated parameters accept (fuel_type, gearbox and
+ * body_type), resolved to the canonical values the spec names and answers echo. Requests
  * only: a build reads an export with the contract's aliases alone, so what it keeps or
  * rejects does not depend on the colloquial spellings here (`ON` is the diesel pump's
  * label, `Pb95` the petrol's, `A` and `M` a gear lever's).
  */
-export const REQUEST_VALUES: { readonly fuel_type: Vocabulary<FuelType>; readonly gearbox: Vocabulary<Gearbox> } = {
+export const REQUEST_VALUES: {
+  readonly fuel_type: Vocabulary<FuelType>
+  readonly gearbox: Vocabulary<Gearbox>
+  readonly body_type: Vocabulary<BodyType>
+} = {
   fuel_type: vocabulary(FUEL_TYPES, FUEL_ALIASES, {
     Benzyna: ['pb', 'pb95', 'pb98', 'benzin'],
     Diesel: ['on', 'olej napędowy', 'ropa'],
@@ -66,6 +73,17 @@ export const REQUEST_VALUES: { readonly fuel_type: Vocabulary<FuelType>; readonl
   gearbox: vocabulary(GEARBOXES, GEARBOX_ALIASES, {
     Manualna: ['m', 'man', 'mt', 'manualny', 'ręczna'],
     Automatyczna: ['a', 'at', 'auto', 'automat', 'automatyczny'],
+  }),
+  body_type: vocabulary(BODY_TYPES, BODY_ALIASES, {
+    'Auta małe': [],
+    'Auta miejskie': [],
+    Coupe: [],
+    Kabriolet: ['kabrio'],
+    Kombi: ['combi', 'sw'],
+    Kompakt: ['hatch'],
+    Minivan: [],
+    Sedan: [],
+    SUV: ['4x4'],
   }),
 }
 

@@ -1,5 +1,5 @@
 import type { Snapshot } from '../query/snapshot.js'
-import { name } from '../query/params.js'
+import { name, vehicleParams } from '../query/params.js'
 import type { DataCall } from './exchange.js'
 import { parseQuery } from './query-string.js'
 import type { ServedSnapshot } from './served-snapshot.js'
@@ -18,6 +18,13 @@ export const CATALOG_ROUTES: ReadonlyMap<string, CatalogRoute> = new Map([
     {
       parameters: new Set(['make']),
       answer: (snapshot, params) => snapshot.catalogModelsJson(name((p) => params.get(p), 'make')),
+    },
+  ],
+  [
+    '/v1/catalog/versions',
+    {
+      parameters: new Set(['make', 'model', 'year']),
+      answer: (snapshot, params) => snapshot.catalogVersionsJson(vehicleParams((p) => params.get(p), snapshot.maxYear)),
     },
   ],
 ])

@@ -15,12 +15,12 @@ const kib = (bytes: number) => `${bytes / 1024} KiB`
  */
 export const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   INVALID_PARAMETER:
-    'A parameter or body field is missing, out of range, unknown or given twice: `parameter` names it, and `accepted` lists the spellings of `fuel_type` or `gearbox`. No credits are used.',
+    'A parameter or body field is missing, out of range, unknown or given twice, or contradicts a word of the model: `parameter` names it, and `accepted` lists the spellings of `fuel_type`, `gearbox` or `body_type`. No credits are used.',
   UNAUTHORIZED:
     'The `X-API-Key` is empty or unknown, or an account route came with neither a key nor a session of the account page.',
   ACCOUNT_DISABLED: "The key's account is disabled: the message names the support address.",
   INSUFFICIENT_CREDITS: "The balance is below the call's price: `top_up_url` is where to buy credits.",
-  INSUFFICIENT_DATA: `The model-year has fewer than ${MIN_LISTINGS} listings, with the filters given. No credits are used.`,
+  INSUFFICIENT_DATA: `The model-year has fewer than ${MIN_LISTINGS} listings, with the filters and version words given (\`suggestions\` names the most listed versions). No credits are used.`,
   NOT_FOUND: 'No such make, model or route: a name not found comes with `suggestions`.',
   METHOD_NOT_ALLOWED: 'The route answers other methods, which `Allow` lists.',
   IDEMPOTENCY_KEY_IN_FLIGHT: 'A call with this `Idempotency-Key` is still running: retry after `Retry-After`.',

@@ -1,6 +1,6 @@
-import { MAX_MILEAGE, MIN_YEAR } from '../format/bounds.js'
+import { MAX_DETAIL_TEXT, MAX_MILEAGE, MIN_YEAR, POWER_HP } from '../format/bounds.js'
 import { MIN_LISTINGS, OPERATIONS, type Operation } from '../format/schema.js'
-import { FUEL_TYPES, GEARBOXES, VOIVODESHIPS } from '../format/vocabulary.js'
+import { BODY_TYPES, FUEL_TYPES, GEARBOXES, VOIVODESHIPS } from '../format/vocabulary.js'
 import { ERROR_STATUS, type ErrorCode } from '../query/api-error.js'
 import type { MatchType } from '../query/name-resolver.js'
 import { OPERATION_SPECS } from '../query/operations.js'
@@ -33,11 +33,19 @@ const object = (properties: Record<string, Schema>, required = Object.keys(prope
   additionalProperties: false,
 })
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
-const MATCH_TYPES = ['exact', 'normalized', 'alias', 'family', 'fuzzy'] as const satisfies readonly MatchType[]
-/** Every spelling of a vocabulary, canonical values first. */
+const MATCH_TYPES = [
+  'exact',
+  'normalized',
+  'alias',
+  'family',
+  'fuzzy',
+  'broader',
+] as const satisfies readonly MatchType[]
+/** Every spelling of a vocabulary, canonical values first; the canonical values are its examples. */
 const enumerated = <T extends string>(vocabulary: Vocabulary<T>): Schema => ({
   ...string,
   enum: [...vocabulary.canonical, ...vocabulary.canonical.flatMap((c) => vocabulary.aliases[c])],
+  examples: [...vocabulary.canonical],
   maxLength: MAX_VALUE_LENGTH,
 })
 
@@ -48,7 +56,8 @@ const PARAMETERS: Record<string, Schema> = {
     example: EXAMPLE_VEHICLE.make,
   },
   model: {
-    description: 'Model, as written, an alias (320d) or an English family name (3 Series, C-Class).',
+    description:
+      'Model: as written, an alias or an English family (3 Series); words after it narrow the answer (Golf GTI, 320d).',
     schema: { ...string, minLength: 1, maxLength: MAX_NAME_LENGTH },
     example: EXAMPLE_VEHICLE.model,
   },
@@ -61,6 +70,22 @@ const PARAMETERS: Record<string, Schema> = {
     description: `Gearbox, answered as its canonical value: ${spellings(REQUEST_VALUES.gearbox)}.`,
     schema: enumerated(REQUEST_VALUES.gearbox),
     example: 'manual',
+  },
+  body_type: {
+    description: `Body type, answered as its canonical value: ${spellings(REQUEST_VALUES.body_type)}.`,
+    schema: enumerated(REQUEST_VALUES.body_type),
+    example: 'Kombi',
+  },
+  version: {
+    description:
+      'Version words (2.0 TDI, GTI): only listings whose version or generation holds every word are counted.',
+    schema: { ...string, minLength: 1, maxLength: MAX_DETAIL_TEXT },
+    example: '2.0 TDI',
+  },
+  power_hp: {
+    description: 'Engine power in KM (metric horsepower): only listings within ±10% of it are counted.',
+    schema: integer({ minimum: POWER_HP.min, maximum: POWER_HP.max }),
+    example: 150,
   },
   mileage: {
     description:
@@ -113,7 +138,7 @@ const DESCRIPTIONS: Record<Operation, { summary: string; description: string; da
   depreciation: {
     summary: 'Depreciation curve',
     description:
-      "Median asking price of each production year with at least 10 listings (of `fuel_type`, when given), and how much higher each newer production year's median is on average, in per cent (a least-squares fit of ln(median) on the year): roughly the share of its value a car loses per year of age.",
+      "Median asking price of each production year with at least 10 listings (of the filters and words given), and how much higher each newer production year's median is on average, in per cent (a least-squares fit of ln(median) on the year): roughly the share of its value a car loses per year of age.",
     data: 'DepreciationData',
   },
 }
@@ -203,6 +228,15 @@ interface OperationObject extends Schema {
   readonly responses: Readonly<Record<string, Schema>>
 }
 
+/** The production year a request names: up to the latest the snapshot can hold. */
+function yearParameter(maxYear: number): Schema {
+  return {
+    description: 'Production year.',
+    schema: integer({ minimum: MIN_YEAR, maximum: maxYear }),
+    example: EXAMPLE_VEHICLE.year,
+  }
+}
+
 function marketPath(
   operation: Operation,
   maxYear: number,
@@ -211,9 +245,7 @@ function marketPath(
   const spec = OPERATION_SPECS[operation]
   const text = DESCRIPTIONS[operation]
   const parameters = spec.parameters.map((name) => {
-    const years = integer({ minimum: MIN_YEAR, maximum: maxYear })
-    const year = { description: 'Production year.', schema: years, example: EXAMPLE_VEHICLE.year }
-    const definition = name === 'year' ? year : PARAMETERS[name]!
+    const definition = name === 'year' ? yearParameter(maxYear) : PARAMETERS[name]!
     return { name, in: 'query', required: name in EXAMPLE_VEHICLE, ...definition }
   })
   parameters.push(IF_NONE_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER)
@@ -449,13 +481,18 @@ function catalogPath(
         },
         '400': errorResponse(
           models
-            ? 'make is missing, empty or too long, or a parameter is unknown or given twice (INVALID_PARAMETER, naming it).'
+            ? `${parameters.map((p) => p.name).join(', ')}: one is missing, empty, too long or out of range, or a parameter is unknown or given twice (INVALID_PARAMETER, naming it).`
             : 'The route takes no parameters: any is INVALID_PARAMETER, naming it.',
           ['INVALID_PARAMETER'],
         ),
         ...(models
           ? {
-              '404': errorResponse('The make resolves to nothing (with suggestions).', ['INSUFFICIENT_DATA']),
+              '404': errorResponse(
+                parameters.some((p) => p.name === 'year')
+                  ? 'The names resolve to nothing (with suggestions), or fewer than 10 listings have that make, model and year.'
+                  : 'The make resolves to nothing (with suggestions).',
+                ['INSUFFICIENT_DATA'],
+              ),
             }
           : {}),
         '429': errorResponse('The rate limit is used up.', ['RATE_LIMIT_EXCEEDED'], true),
@@ -487,11 +524,19 @@ function schemas(): Record<string, Schema> {
   const nullable = (schema: Schema, description: string): Schema => ({ oneOf: [schema, { type: 'null' }], description })
   const currency = { const: 'PLN' }
   return {
-    Matched: object({
-      makes: { type: 'array', items: string },
-      models: { type: 'array', items: string },
-      match_type: { enum: MATCH_TYPES },
-    }),
+    Matched: {
+      ...object({
+        makes: { type: 'array', items: string },
+        models: { type: 'array', items: string },
+        match_type: { enum: MATCH_TYPES },
+        fuel_type: { type: ['string', 'null'] },
+        gearbox: { type: ['string', 'null'] },
+        body_type: { type: ['string', 'null'] },
+        version_words: { type: 'array', items: string },
+        unresolved: { type: 'array', items: string },
+      }),
+      description: 'Canonical names and match type; filters and version words applied; words not applied (unresolved).',
+    },
     CatalogMakesData: object({
       makes: {
         type: 'array',
@@ -526,11 +571,24 @@ function schemas(): Record<string, Schema> {
         }),
       },
     }),
+    CatalogVersionsData: object({
+      make: base.make,
+      model: base.model,
+      year: base.year,
+      matched: base.matched,
+      listings: integer({ minimum: MIN_LISTINGS }),
+      versions: { type: 'array', items: object({ version: string, listings: integer({ minimum: 1 }) }) },
+      generations: { type: 'array', items: object({ generation: string, listings: integer({ minimum: 1 }) }) },
+      body_types: { type: 'array', items: object({ body_type: string, listings: integer({ minimum: 1 }) }) },
+    }),
     ValuationData: data({
       currency,
       filters: object({
         fuel_type: { enum: [...FUEL_TYPES, null] },
         gearbox: { enum: [...GEARBOXES, null] },
+        body_type: { enum: [...BODY_TYPES, null] },
+        version: { type: ['string', 'null'] },
+        power_hp: { type: ['integer', 'null'] },
         mileage: { type: ['integer', 'null'] },
       }),
       valuation: object({ average: number, median: number, p25: number, p75: number }),
@@ -542,7 +600,7 @@ function schemas(): Record<string, Schema> {
       },
       mileage_effect: nullable(
         object({ pct_per_10000_km: number, sample_size: integer({ minimum: MIN_LISTINGS }) }),
-        "Price change per 10,000 km more, in per cent: a least-squares fit of ln(price) on mileage over the key's listings with a known mileage (fuel_type and gearbox applied, the mileage window not). Null with fewer than 10 such listings or when they all have one mileage.",
+        "Price change per 10,000 km more, in per cent: a least-squares fit of ln(price) on mileage over the key's listings with a known mileage (fuel_type, gearbox and the model's detail applied, the mileage window not). Null with fewer than 10 such listings or when they all have one mileage.",
       ),
       adjusted: nullable(
         object({ mileage: integer(), median: number, sample_size: integer({ minimum: MIN_LISTINGS }) }),
@@ -562,7 +620,8 @@ function schemas(): Record<string, Schema> {
         currency,
         curve: {
           type: 'array',
-          description: 'The production years with at least 10 listings (of the fuel, when given), oldest first.',
+          description:
+            'The production years with at least 10 listings (of the fuel, gearbox, body, power and version words, when given), oldest first.',
           items: object({ year: integer(), median: number, sample_size: integer({ minimum: MIN_LISTINGS }) }),
         },
         annual_change_pct: {
@@ -671,7 +730,7 @@ function schemas(): Record<string, Schema> {
             type: 'array',
             items: string,
             description:
-              "INSUFFICIENT_DATA for a name that resolves to nothing: up to 5 names to try (canonical names and families), best first: those the name starts as a word (3 offers 3 Series), holds as a word or starts, then close ones by edit distance; a model of a known make always gets some of the make's models (its most listed when nothing is close). The message names the first.",
+              "INSUFFICIENT_DATA for a name that resolves to nothing: up to 5 names to try (canonical names and families), best first: those the name starts as a word (3 offers 3 Series), holds as a word or starts, then close ones by edit distance; a model of a known make always gets some of the make's models (its most listed when nothing is close). The message names the first. For version words that fewer than 10 listings hold: the most listed versions of the key.",
           },
           sample_size: { ...integer(), description: 'INSUFFICIENT_DATA: the listings that matched.' },
           filters: {
@@ -685,7 +744,8 @@ function schemas(): Record<string, Schema> {
           accepted: {
             type: 'object',
             additionalProperties: { type: 'array', items: string },
-            description: 'INVALID_PARAMETER of fuel_type or gearbox: each canonical value with the aliases it accepts.',
+            description:
+              'INVALID_PARAMETER of fuel_type, gearbox or body_type: each canonical value with the aliases it accepts.',
           },
           register_url: { ...string, description: 'DEMO_LIMIT_REACHED: where to register for a key.' },
           top_up_url: { ...string, description: 'INSUFFICIENT_CREDITS: where to buy credits.' },
@@ -850,6 +910,18 @@ export function openApiDocument(maxYear: number, serverUrl: string, examples: Ex
         'CatalogModelsData',
         [{ name: 'make', in: 'query', required: true, ...PARAMETERS.make }],
         examples.get('/v1/catalog/models'),
+      ),
+      '/v1/catalog/versions': catalogPath(
+        'listVersions',
+        "A model's versions in a production year",
+        'The versions, generations and body types the listings of a make, model and year give, with their listings, most first: what `version`, `body_type` or words after a model can narrow a valuation to. INSUFFICIENT_DATA below 10 listings.',
+        'CatalogVersionsData',
+        [
+          { name: 'make', in: 'query', required: true, ...PARAMETERS.make },
+          { name: 'model', in: 'query', required: true, ...PARAMETERS.model },
+          { name: 'year', in: 'query', required: true, ...yearParameter(maxYear) },
+        ],
+        examples.get('/v1/catalog/versions'),
       ),
       '/v1/account/me': accountPath(
         'getAccount',

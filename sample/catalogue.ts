@@ -273,7 +273,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
       },
       { name: 'ID.7', listings: 220, years: [2023, 2026], newPrice: 250_000, automatic: 1, fuels: { Elektryczny: 1 } },
       {
-        name: 'ID.Buzz',
+        name: 'ID. Buzz',
         listings: 170,
         years: [2022, 2026],
         newPrice: 300_000,
@@ -710,7 +710,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Diesel: 50, Benzyna: 45, 'Hybryda Plug-in': 5 },
       },
       {
-        name: 'Rapid',
+        name: 'RAPID',
         listings: 4800,
         years: [2012, 2019],
         newPrice: 85_000,
@@ -901,7 +901,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Benzyna: 80, Diesel: 20 },
       },
       {
-        name: 'Ka',
+        name: 'KA',
         listings: 1300,
         years: [1996, 2016],
         newPrice: 55_000,
@@ -2064,7 +2064,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Benzyna: 80, 'Benzyna+LPG': 15, Diesel: 5 },
       },
       {
-        name: 'C4 X',
+        name: 'C4X',
         listings: 170,
         years: [2022, 2026],
         newPrice: 120_000,
@@ -2072,7 +2072,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Benzyna: 50, Diesel: 20, Elektryczny: 30 },
       },
       {
-        name: 'C5 X',
+        name: 'C5X',
         listings: 170,
         years: [2022, 2026],
         newPrice: 180_000,
@@ -2166,7 +2166,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Benzyna: 75, 'Benzyna+LPG': 20, Diesel: 5 },
       },
       {
-        name: 'Ioniq',
+        name: 'IONIQ',
         listings: 1050,
         years: [2016, 2022],
         newPrice: 140_000,
@@ -2175,7 +2175,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
       },
       { name: 'Bayon', listings: 700, years: [2021, 2026], newPrice: 95_000, automatic: 0.4, fuels: { Benzyna: 1 } },
       {
-        name: 'Ioniq 5',
+        name: 'IONIQ 5',
         listings: 520,
         years: [2021, 2026],
         newPrice: 220_000,
@@ -2207,7 +2207,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Benzyna: 70, 'Benzyna+LPG': 20, Diesel: 10 },
       },
       {
-        name: 'Ioniq 6',
+        name: 'IONIQ 6',
         listings: 170,
         years: [2022, 2026],
         newPrice: 240_000,
@@ -2776,7 +2776,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         automatic: 0.2,
         fuels: { Benzyna: 70, Diesel: 30 },
       },
-      { name: '350Z', listings: 170, years: [2002, 2009], newPrice: 200_000, automatic: 0.2, fuels: { Benzyna: 1 } },
+      { name: '350 Z', listings: 170, years: [2002, 2009], newPrice: 200_000, automatic: 0.2, fuels: { Benzyna: 1 } },
       {
         name: 'Almera Tino',
         listings: 170,
@@ -2793,7 +2793,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         automatic: 0.3,
         fuels: { Diesel: 90, Benzyna: 10 },
       },
-      { name: '370Z', listings: 130, years: [2009, 2020], newPrice: 220_000, automatic: 0.3, fuels: { Benzyna: 1 } },
+      { name: '370 Z', listings: 130, years: [2009, 2020], newPrice: 220_000, automatic: 0.3, fuels: { Benzyna: 1 } },
       { name: 'Ariya', listings: 130, years: [2022, 2026], newPrice: 230_000, automatic: 1, fuels: { Elektryczny: 1 } },
       { name: 'GT-R', listings: 50, years: [2007, 2024], newPrice: 600_000, automatic: 1, fuels: { Benzyna: 1 } },
     ],
@@ -3124,7 +3124,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
       { name: 'Insight', listings: 170, years: [2009, 2014], newPrice: 100_000, automatic: 1, fuels: { Hybryda: 1 } },
       { name: 'Legend', listings: 130, years: [1996, 2012], newPrice: 200_000, automatic: 1, fuels: { Benzyna: 1 } },
       { name: 'ZR-V', listings: 130, years: [2023, 2026], newPrice: 180_000, automatic: 1, fuels: { Hybryda: 1 } },
-      { name: 'S2000', listings: 90, years: [1999, 2009], newPrice: 200_000, automatic: 0, fuels: { Benzyna: 1 } },
+      { name: 'S 2000', listings: 90, years: [1999, 2009], newPrice: 200_000, automatic: 0, fuels: { Benzyna: 1 } },
     ],
   },
   {
@@ -3480,7 +3480,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Benzyna: 1 },
       },
       {
-        name: 'One',
+        name: 'ONE',
         listings: 1050,
         years: [2001, 2026],
         newPrice: 100_000,
@@ -3670,7 +3670,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         fuels: { Benzyna: 55, Diesel: 30, 'Benzyna+LPG': 15 },
       },
       {
-        name: 'MiTo',
+        name: 'Mito',
         listings: 520,
         years: [2008, 2018],
         newPrice: 65_000,
@@ -4888,7 +4888,7 @@ export const CATALOGUE: readonly MakeSpec[] = [
         automatic: 1,
         fuels: { Benzyna: 80, 'Hybryda Plug-in': 20 },
       },
-      { name: 'Huracán', listings: 30, years: [2014, 2024], newPrice: 1_300_000, automatic: 1, fuels: { Benzyna: 1 } },
+      { name: 'Huracan', listings: 30, years: [2014, 2024], newPrice: 1_300_000, automatic: 1, fuels: { Benzyna: 1 } },
       {
         name: 'Aventador',
         listings: 10,

@@ -1,20 +1,25 @@
 import type { Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
-import { COLUMNS } from '../format/export-columns.js'
+import { COLUMNS, DETAIL_COLUMNS } from '../format/export-columns.js'
 
 /** The contract's columns, and a free-text title as real exports carry (the build ignores it). */
 export const HEADER = [...COLUMNS, 'title'] as const
 export type Row = Record<(typeof HEADER)[number], string | number>
+export type Header = readonly (typeof HEADER)[number][]
+/** The columns of an export that tells no more of a car than its model: as exports were before the detail columns. */
+export const WITHOUT_DETAIL: Header = HEADER.filter((c) => !(DETAIL_COLUMNS as readonly string[]).includes(c))
 
-export function csvHeader(): string {
-  return `${HEADER.join(',')}\n`
+export function csvHeader(header: Header): string {
+  return `${header.join(',')}\n`
 }
 
-export function csvLine(row: Row): string {
+export function csvLine(row: Row, header: Header): string {
   let line = ''
-  for (let i = 0; i < HEADER.length; i++) {
+  for (let i = 0; i < header.length; i++) {
     if (i > 0) line += ','
-    line += csvField(String(row[HEADER[i]!]))
+    const value = row[header[i]!]
+    // Numbers and empty fields, most of a row, never need quoting: not testing them keeps the generator fast.
+    line += typeof value === 'number' || value === '' ? value : csvField(value)
   }
   return `${line}\n`
 }
@@ -24,14 +29,14 @@ function csvField(value: string): string {
   return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value
 }
 
-export function ndjsonLine(row: Row): string {
-  return `${JSON.stringify(ndjsonValues(row))}\n`
+export function ndjsonLine(row: Row, header: Header): string {
+  return `${JSON.stringify(ndjsonValues(row, header))}\n`
 }
 
 /** NDJSON carries numbers as numbers and booleans as booleans, where the row has them so. */
-function ndjsonValues(row: Row): Record<string, string | number | boolean | null> {
+function ndjsonValues(row: Row, header: Header): Record<string, string | number | boolean | null> {
   const out: Record<string, string | number | boolean | null> = {}
-  for (const key of HEADER) {
+  for (const key of header) {
     const value = row[key]
     out[key] = value === '' ? null : value === 'true' ? true : value === 'false' ? false : value
   }

@@ -1,4 +1,7 @@
 import type { AliasTable } from '../build/alias-table.js'
+import { modelPools } from '../build/model-pools.js'
+import { detailWordIndex } from '../build/name-mapping.js'
+import { DetailWords } from '../format/detail-words.js'
 import { isCatchAll } from '../format/name-matcher.js'
 import type { FuelType } from '../format/vocabulary.js'
 import { CATALOGUE, type MakeSpec, type ModelSpec } from './catalogue.js'
@@ -10,15 +13,21 @@ import { Random } from './random.js'
  * catalogue.ts does not describe gets a few to a few hundred listings over a production
  * run of its own. Real exports are like that: most make/model/year keys have fewer than
  * 10 listings, only 21-37% have more (../shared/realdata/README.md). Each model's figures
- * are drawn from its own name, so they do not move when the table gains a model.
+ * are drawn from its own name, so they do not move when the table gains a model. A body
+ * variant or another name of a described model (`A4 Avant`, `Grandland X`) is no model of
+ * its own here: the described model's listings carry its bodies and names.
  */
 export function longTail(table: AliasTable, asOfYear: number): MakeSpec[] {
   const described = new Map(CATALOGUE.map((make) => [make.name, make]))
+  const words = new DetailWords(detailWordIndex(table.words))
   const tail: MakeSpec[] = []
   for (const entry of table.makes) {
     const known = described.get(entry.name)
     const profile = known === undefined ? profileOf(entry.name) : describedProfile(known)
     const names = new Set(known?.models.map((m) => m.name))
+    for (const pool of modelPools(entry, words)) {
+      if (pool.models.some((m) => names.has(m))) for (const m of pool.models) names.add(m)
+    }
     const models = entry.models
       .filter((m) => !names.has(m.name) && !isCatchAll(m.name))
       .map((m) => tailModel(`${entry.name}\u0000${m.name}`, m.name, profile, asOfYear))

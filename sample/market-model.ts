@@ -158,7 +158,7 @@ function importedShare(premium: boolean, age: number, isNew: boolean): number {
 }
 
 /** Sellers ask round figures: 45,900 or 46,000 rather than 45,873. */
-function askingPrice(random: Random, p: number): number {
+export function askingPrice(random: Random, p: number): number {
   if (p < 20_000) return Math.round(p / 100) * 100
   return random.chance(0.5) ? Math.round(p / 1000) * 1000 - 100 : Math.round(p / 500) * 500
 }

@@ -55,6 +55,11 @@ export class Spellings {
   model(make: string, name: string): string {
     return this.models.get(make)?.get(name)?.pick(this.random) ?? name
   }
+
+  /** As model(), the spelling drawn from another stream than the export's. */
+  modelFrom(random: Random, make: string, name: string): string {
+    return this.models.get(make)?.get(name)?.pick(random) ?? name
+  }
 }
 
 /** Shares of the rows that write a name each way other than as displayed, where the name has such a spelling. */

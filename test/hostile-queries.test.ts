@@ -98,7 +98,14 @@ t.test('random and hostile requests always get a well-formed envelope, never a 5
 // their bounds; each parameter given or not. Whatever the mix, a caller gets a 2xx or a
 // 4xx in the spec's envelope (an image for a chart), never a 500.
 const MARKET = [
-  ...rows(20, (i) => ({ price: 30_000 + i * 500, mileage_km: 90_000 + i * 4000 })),
+  ...rows(20, (i) => ({
+    price: 30_000 + i * 500,
+    mileage_km: 90_000 + i * 4000,
+    version: ['2.0 TSI GTI', '1.6 TDI Highline', ''][i % 3]!,
+    generation: i % 2 === 0 ? 'VII (2012-2019)' : '',
+    body_type: ['Kompakt', 'Kombi', ''][i % 3]!,
+    power_hp: [230, 110, ''][i % 3]!,
+  })),
   ...rows(4, (i) => ({ model: 'Polo', price: 20_000 + i * 500 })),
   ...rows(12, (i) => ({ make: 'BMW', model: 'Seria 3', year: 2017 + (i % 2), fuel_type: 'Benzyna' })),
   ...rows(6, (i) => ({ make: 'BMW', model: '3GT', price: 70_000 + i, mileage_km: '' })),
@@ -115,13 +122,19 @@ const domain = <T extends string | number>(values: readonly T[]) =>
   )
 const PARAMETERS: Record<string, fc.Arbitrary<string | number>> = {
   make: domain(['VW', 'Volkswagen', 'BMW', 'bmw', 'Lamborghini', 'Aston Martin', 'VW Golf', 'Inny', 'other']),
-  model: domain(['Golf', 'Polo', '3 Series', 'Seria 3', '3GT', 'Urus', 'Klasa E', 'VW Golf', 'X9', 'Inny']),
+  model: domain([
+    ...['Golf', 'Polo', '3 Series', 'Seria 3', '3GT', 'Urus', 'Klasa E', 'VW Golf', 'X9', 'Inny'],
+    ...['Golf GTI', 'Golf TDI TSI', 'Golf Kombi', '320d', 'Golf VII 2.0', `Golf ${'x '.repeat(40)}`, 'Golf -'],
+  ]),
   year: domain<string | number>([2017, 2018, 2019, 2016, 1900, 1899, 2027, 2028, '2017.0', 'abc']),
   fuel_type: domain(['Benzyna', 'diesel', 'Etanol', 'e85', 'LPG', 'steam', 'Hybryda Plug-in']),
   gearbox: domain(['manual', 'Automatyczna', 'a', 'cvt']),
   mileage: fc.oneof(fc.integer({ min: -5, max: 3_100_000 }), domain<number>([1, 100_000, 3_000_000, 3_000_001])),
   asking_price: fc.oneof(fc.integer({ min: -5, max: 11_000_000 }), domain<number>([1, 30_000, 10_000_000])),
   months: fc.oneof(fc.integer({ min: -1, max: 30 }), value),
+  body_type: domain(['Kombi', 'estate', 'SUV', 'Auta małe', 'pickup', '']),
+  version: domain(['GTI', '2.0 TDI', 'VII', 'x'.repeat(121), '2.0\u0000', ' ', 'a b c d e f g h i j k l m n o p q']),
+  power_hp: fc.oneof(fc.integer({ min: -5, max: 2_100 }), domain<number | string>([10, 150, 2000, 2001, 0, '1e9'])),
 }
 /** Cars asked about together, so that most calls reach a key: dense, thin, a family, unknown, a catch-all. */
 const CARS: readonly (readonly [string, string, number])[] = [

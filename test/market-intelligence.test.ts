@@ -3,7 +3,19 @@ import { dirname, join } from 'node:path'
 import t, { type Test } from 'tap'
 import { runBuild } from '../build/run-build.js'
 import { DuckReference, type Ask } from './duckdb-reference.js'
-import { account, freshDir, reference, row, rows, serve, toCsv, writeExport, type Row, type Served } from './support.js'
+import {
+  account,
+  freshDir,
+  names,
+  reference,
+  row,
+  rows,
+  serve,
+  toCsv,
+  writeExport,
+  type Row,
+  type Served,
+} from './support.js'
 
 // Data contract section 5 over real HTTP, every figure compared with DuckDB's for the same export file.
 
@@ -435,7 +447,7 @@ t.test('depreciation: yearly medians and the trend against DuckDB', async (t) =>
   }
   const family = await get('/v1/market/depreciation?make=BMW&model=3%20Series', { key })
   t.strictSame(
-    family.body.data?.matched,
+    names(family.body.data!.matched),
     { makes: ['BMW'], models: ['Seria 3', '3GT'], match_type: 'family' },
     'BMW 3 Series: matched',
   )

@@ -102,7 +102,7 @@ t.test('a service that cannot be reached: initialize gets an error that says why
   await npm(['install', '--no-save', `${base}${PACKAGE}`], folder, npmEnv(t))
   const bin = join(folder, 'node_modules', '.bin', 'carmarket-mcp')
   const { client } = await stdioClient(t, bin, [])
-  t.equal((await client.listTools()).tools.length, 8)
+  t.equal((await client.listTools()).tools.length, 9)
   const port = await closedPort()
   await t.rejects(
     stdioClient(t, bin, ['--base-url', `http://127.0.0.1:${port}`]),

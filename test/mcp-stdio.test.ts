@@ -43,7 +43,7 @@ t.test('with CARMARKET_API_KEY and CARMARKET_BASE_URL from the environment', asy
   const { base, ledger } = await serve(t, DEMO_QUOTA)
   const { key } = await account(ledger, 'mcp-env@example.pl', 100)
   const { client } = await mcp(t, [], { CARMARKET_API_KEY: key, CARMARKET_BASE_URL: base })
-  t.equal((await client.listTools()).tools.length, 10)
+  t.equal((await client.listTools()).tools.length, 11)
   const result = await call(client, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })
   t.same([result.isError, result.structured?.credits_remaining], [false, 94])
   t.equal(await balance(base, key), 94)
@@ -81,7 +81,7 @@ t.test('an API that cannot be reached: a tool error that says so, and the server
   t.equal(refused.isError, true)
   t.equal(refused.structured, undefined, 'no API answer to structure')
   t.match(refused.text, new RegExp(`could not be reached \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)`))
-  t.equal((await client.listTools()).tools.length, 8, 'still serving')
+  t.equal((await client.listTools()).tools.length, 9, 'still serving')
 
   const { client: waiting } = await mcp(t, ['--base-url', `http://127.0.0.1:${await silent(t)}`, '--timeout', '300'])
   const timedOut = await call(waiting, 'get_market_liquidity', { make: 'VW', model: 'Golf', year: 2017 })

@@ -100,6 +100,7 @@ export const MARKET_CALLS: readonly {
 export const CATALOG_CALLS: readonly { readonly tool: keyof typeof TOOL_PATHS; readonly args: Args }[] = [
   { tool: 'list_makes', args: {} },
   { tool: 'list_models', args: { make: 'VW' } },
+  { tool: 'list_versions', args: golf },
 ]
 
 /** The demo quota of the servers these checks run on: each market call made once as a tool and once over HTTP. */
@@ -168,7 +169,7 @@ export async function checkTools(
     offered.sort(),
     keyed ? 'with a key: market, catalogue and account tools' : 'keyless: the market and catalogue tools',
   )
-  t.equal(tools.length, keyed ? 10 : 8)
+  t.equal(tools.length, keyed ? 11 : 9)
   for (const name of ['get_depreciation', 'list_makes', 'list_models'])
     t.ok(
       tools.some((tool) => tool.name === name),
@@ -183,7 +184,8 @@ export async function checkTools(
         in: string
         required: boolean
         description: string
-        schema: { type?: string; enum?: unknown[] }
+        example?: unknown
+        schema: { type?: string; enum?: unknown[]; examples?: unknown[] }
       }[]
     ).filter((p) => p.in === 'query')
     t.match(tool.description, operation.summary, `${tool.name} says what it is for`)
@@ -203,14 +205,19 @@ export async function checkTools(
     )
     t.equal(tool.inputSchema.additionalProperties, false)
     for (const p of parameters) {
-      // A word the API reads in any spelling is offered with its values as examples, not as an enum a client enforces.
-      const { enum: values, ...rest } = p.schema
-      const offered = p.schema.type === 'string' && Array.isArray(values) ? rest : p.schema
-      t.has(
-        tool.inputSchema.properties![p.name],
-        { ...offered, description: p.description },
-        `${tool.name} ${p.name}: schema and description`,
-      )
+      // A word the API reads in any spelling is offered with its canonical values as examples (its own example
+      // first), not as an enum a client enforces.
+      const { enum: values, examples, ...rest } = p.schema
+      const spelled = p.schema.type === 'string' && Array.isArray(values)
+      const offered = spelled ? rest : p.schema
+      const property = tool.inputSchema.properties![p.name] as { examples?: unknown[] }
+      t.has(property, { ...offered, description: p.description }, `${tool.name} ${p.name}: schema and description`)
+      if (spelled)
+        t.same(
+          [...(property.examples ?? [])].sort(),
+          [...new Set([p.example, ...(examples ?? [])].filter((e) => e !== undefined))].sort(),
+          `${tool.name} ${p.name}: its example and the canonical values as examples`,
+        )
       t.notOk(
         p.schema.type === 'string' && 'enum' in (tool.inputSchema.properties![p.name] as object),
         `${tool.name} ${p.name}: no enum held to the letter`,

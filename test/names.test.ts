@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { BuildError } from '../build/build-error.js'
-import { build, reference, row, rows, serve, toCsv, vehicle } from './support.js'
+import { build, names, reference, row, rows, serve, toCsv, vehicle } from './support.js'
 
 const market = () => [
   ...rows(12, (i) => ({ make: 'Volkswagen', model: 'Golf', price: 50_000 + i })),
@@ -21,13 +21,14 @@ const market = () => [
 
 t.test('every match type of the contract', async (t) => {
   const { snapshot } = await build(t, toCsv(market()))
-  const matched = (make: string, model: string) => snapshot.valuation(vehicle(make, model, 2017)).matched
+  const matched = (make: string, model: string) => names(snapshot.valuation(vehicle(make, model, 2017)).matched)
   t.same(matched('Volkswagen', 'Golf'), { makes: ['Volkswagen'], models: ['Golf'], match_type: 'exact' })
   t.same(matched('volkswagen', 'GOLF'), { makes: ['Volkswagen'], models: ['Golf'], match_type: 'normalized' })
   t.same(matched('Skoda', 'octavia'), { makes: ['Skoda'], models: ['Octavia'], match_type: 'normalized' })
   t.same(matched('VW', 'Golf'), { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' })
   t.same(matched('vw', 'Golf'), { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' })
-  t.same(matched('BMW', '320d'), { makes: ['BMW'], models: ['Seria 3'], match_type: 'alias' })
+  // An engine names the model and narrows it (contract 4.1): these listings tell no version, so the answer is broader.
+  t.same(matched('BMW', '320d'), { makes: ['BMW'], models: ['Seria 3'], match_type: 'broader' })
   // Equal once the spaces are taken out: a normalized match (contract 4, step 2).
   t.same(matched('Volvo', 'XC60'), { makes: ['Volvo'], models: ['XC 60'], match_type: 'normalized' })
   t.same(matched('BMW', '3 Series'), { makes: ['BMW'], models: ['Seria 3', '3GT'], match_type: 'family' })
@@ -95,7 +96,7 @@ t.test('a name that resolves to nothing is INSUFFICIENT_DATA with close canonica
 
 t.test('a model written after its make resolves as the model', async (t) => {
   const { snapshot } = await build(t, toCsv(market()))
-  const matched = (make: string, model: string) => snapshot.valuation(vehicle(make, model, 2017)).matched
+  const matched = (make: string, model: string) => names(snapshot.valuation(vehicle(make, model, 2017)).matched)
   const golf = { makes: ['Volkswagen'], models: ['Golf'] }
   t.same(matched('VW', 'VW Golf'), { ...golf, match_type: 'alias' })
   t.same(matched('VW', 'Volkswagen Golf'), { ...golf, match_type: 'alias' })
@@ -106,7 +107,7 @@ t.test('a model written after its make resolves as the model', async (t) => {
   const threeSeries = { makes: ['BMW'], models: ['Seria 3', '3GT'], match_type: 'family' }
   t.same(matched('BMW', '3 Series'), threeSeries)
   t.same(matched('BMW', 'BMW 3 Series'), threeSeries)
-  t.same(matched('BMW', 'bmw 320d'), { makes: ['BMW'], models: ['Seria 3'], match_type: 'alias' })
+  t.same(matched('BMW', 'bmw 320d'), { makes: ['BMW'], models: ['Seria 3'], match_type: 'broader' })
   const cClass = { makes: ['Mercedes-Benz'], models: ['Klasa C'], match_type: 'family' }
   t.same(matched('Mercedes', 'Mercedes C-Class'), cClass)
   t.same(matched('Mercedes', 'Mercedes-Benz C-Class'), cClass, 'the longest make name first')
@@ -124,7 +125,7 @@ t.test('a model whose own name starts with a name of a make resolves as itself f
     ...rows(10, () => ({ make: 'MINI', model: 'Cooper S' })),
   ]
   const { snapshot } = await build(t, toCsv(data))
-  const matched = (make: string, model: string) => snapshot.valuation(vehicle(make, model, 2017)).matched
+  const matched = (make: string, model: string) => names(snapshot.valuation(vehicle(make, model, 2017)).matched)
   t.same(matched('DS', 'DS 3'), { makes: ['DS Automobiles'], models: ['DS 3'], match_type: 'alias' })
   t.same(matched('DS Automobiles', 'DS 3'), { makes: ['DS Automobiles'], models: ['DS 3'], match_type: 'exact' })
   t.same(matched('DS', 'DS3'), { makes: ['DS Automobiles'], models: ['DS 3'], match_type: 'alias' })
@@ -160,7 +161,7 @@ t.test('a miss over HTTP: suggestions, never none for a known make, the first na
 
   const resolved = await get('/v1/market/valuation?make=VW&model=Volkswagen%20Golf&year=2017')
   t.equal(resolved.status, 200)
-  t.same(resolved.body.data.matched, { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' })
+  t.same(names(resolved.body.data.matched), { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' })
 })
 
 t.test('an operator alias table extends the curated one', async (t) => {
@@ -177,10 +178,11 @@ t.test('an operator alias table extends the curated one', async (t) => {
       ],
     }),
     'broken.json': JSON.stringify({ makes: [{ name: '', aliases: [] }] }),
+    'apart.json': JSON.stringify({ makes: [{ name: 'Audi', models: [], apart: ['A4 Kombi Sport'] }] }),
   })
   const data = [...market(), ...rows(2, () => ({ make: 'Zastava', model: 'Yugo 45' }))]
   const { snapshot } = await build(t, toCsv(data), { aliases: join(dir, 'aliases.json') })
-  t.same(snapshot.valuation(vehicle('Crvena Zastava', 'Yugo 45', 2017)).matched, {
+  t.same(names(snapshot.valuation(vehicle('Crvena Zastava', 'Yugo 45', 2017)).matched), {
     makes: ['Zastava'],
     models: ['Yugo Koral'],
     match_type: 'alias',
@@ -193,6 +195,7 @@ t.test('an operator alias table extends the curated one', async (t) => {
     'the curated aliases still apply',
   )
   await t.rejects(build(t, toCsv(market()), { aliases: join(dir, 'broken.json') }), { code: 'invalid_alias_table' })
+  await t.rejects(build(t, toCsv(market()), { aliases: join(dir, 'apart.json') }), { code: 'invalid_alias_table' })
   await t.rejects(build(t, toCsv(market()), { aliases: join(dir, 'missing.json') }), BuildError)
   writeFileSync(join(dir, 'not-json.json'), '{')
   await t.rejects(build(t, toCsv(market()), { aliases: join(dir, 'not-json.json') }), BuildError)

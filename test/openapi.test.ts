@@ -62,6 +62,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
       ...charts.map((c) => `/v1/chart/${c}.svg`),
       '/v1/catalog/makes',
       '/v1/catalog/models',
+      '/v1/catalog/versions',
       '/v1/account/keys/rotate',
       '/v1/billing/checkout',
       '/v1/billing/stripe-webhook',
@@ -105,7 +106,10 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
       (doc.paths[path].get.parameters as any[]).filter((p) => p.in === 'query').map((p) => [p.name, p]),
     )
   const valuation = params('/v1/market/valuation')
-  t.same(Object.keys(valuation), ['make', 'model', 'year', 'fuel_type', 'gearbox', 'mileage', 'asking_price'])
+  t.same(Object.keys(valuation), [
+    ...['make', 'model', 'year', 'fuel_type', 'gearbox', 'body_type', 'version', 'power_hp'],
+    ...['mileage', 'asking_price'],
+  ])
   t.same([valuation.year.schema.minimum, valuation.year.schema.maximum], [1900, snapshot.maxYear])
   t.same(valuation.mileage.schema, { type: 'integer', minimum: 1, maximum: 3_000_000 })
   for (const value of [
@@ -135,10 +139,14 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   t.same(params('/v1/market/price-history').months.schema, { type: 'integer', minimum: 1, maximum: 24, default: 6 })
   t.same(Object.keys(params('/v1/market/regional')), ['make', 'model', 'year'])
   const depreciation = params('/v1/market/depreciation')
-  t.same(Object.keys(depreciation), ['make', 'model', 'fuel_type'], 'depreciation takes no year')
+  t.same(
+    Object.keys(depreciation),
+    ['make', 'model', 'fuel_type', 'gearbox', 'body_type', 'version', 'power_hp'],
+    'depreciation takes no year',
+  )
   t.same(
     Object.values(depreciation).map((p) => p.required),
-    [true, true, false],
+    [true, true, false, false, false, false, false],
   )
   t.same(depreciation.fuel_type, valuation.fuel_type, 'the same fuel types as a valuation')
   t.same(valuation.asking_price.schema, { type: 'integer', minimum: 1, maximum: 10_000_000 })
@@ -279,7 +287,7 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     'X-Credits-Used',
   ])
   // The catalogue: free and keyless, so no security requirement at all (not the demo tier's optional key).
-  for (const path of ['/v1/catalog/makes', '/v1/catalog/models']) {
+  for (const path of ['/v1/catalog/makes', '/v1/catalog/models', '/v1/catalog/versions']) {
     const operation = doc.paths[path].get
     t.same([operation.security, operation.tags, operation['x-credits']], [[], ['catalog'], 0], `${path}: free, no key`)
   }
@@ -290,6 +298,15 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
   )
   t.same(Object.keys(doc.paths['/v1/catalog/makes'].get.responses), ['200', '400', '429', '500', '503'])
   t.same(Object.keys(doc.paths['/v1/catalog/models'].get.responses), ['200', '400', '404', '429', '500', '503'])
+  t.same(
+    Object.values(params('/v1/catalog/versions')).map((p) => [p.name, p.required]),
+    [
+      ['make', true],
+      ['model', true],
+      ['year', true],
+    ],
+  )
+  t.same(Object.keys(doc.paths['/v1/catalog/versions'].get.responses), ['200', '400', '404', '429', '500', '503'])
   t.ok(
     doc.tags.some((tag: { name: string }) => tag.name === 'catalog'),
     'the catalogue has a tag of its own',
@@ -372,6 +389,10 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
     ['/v1/catalog/models?make=', 400],
     ['/v1/catalog/models?make=VW&model=Golf', 400],
     ['/v1/catalog/models?make=Nosuchmake', 404],
+    ['/v1/catalog/versions?make=VW&model=Golf&year=2017', 200],
+    ['/v1/catalog/versions?make=VW&model=Golf', 400],
+    ['/v1/catalog/versions?make=VW&model=Golf&year=2017&version=GTI', 400],
+    ['/v1/catalog/versions?make=VW&model=Polo&year=2017', 404],
     ['/v1/market/valuation?make=VW&model=Golf&year=abc', 400],
     ['/v1/market/valuation?make=VW&model=Golf&year=2017&colour=red', 400],
     ['/v1/market/valuation?make=VW&model=Golf&year=2017&fuel_type=steam', 400],
@@ -640,7 +661,10 @@ t.test('the served OpenAPI document is valid 3.1 and every answer matches it', a
       }
     }
   }
-  for (const path of [...market.map((m) => `/v1/market/${m}`), '/v1/catalog/makes', '/v1/catalog/models'])
+  for (const path of [
+    ...market.map((m) => `/v1/market/${m}`),
+    ...['/v1/catalog/makes', '/v1/catalog/models', '/v1/catalog/versions'],
+  ])
     t.ok(doc.paths[path].get.responses['200'].content['application/json'].example, `${path}: a success example`)
   for (const example of ['request', '200', '409', '422'])
     t.ok(checked.has(`post /v1/market/batch ${example}`), `the batch's ${example} example was checked`)

@@ -4,7 +4,7 @@ import { MARKETPLACE_CATALOGUE, curatedTable, loadCatalogue } from '../build/ali
 import { makeLookup, modelLookup } from '../build/name-mapping.js'
 import { checkedAnswer } from '../build/parallel-statistics.js'
 import { adjustedMember } from '../format/mileage-fit.js'
-import { account, build, freshDir, reference, row, rows, serve, toCsv, vehicle, type Row } from './support.js'
+import { account, build, freshDir, names, reference, row, rows, serve, toCsv, vehicle, type Row } from './support.js'
 
 /**
  * What real marketplace exports hold that a generated one easily misses (data contract
@@ -123,14 +123,14 @@ t.test('names as marketplaces write them resolve to the right car', async (t) =>
   const answer = (make: string, model: string, year: number) => snapshot.valuation(vehicle(make, model, year))
   const klasaE = answer('Mercedes-Benz', 'Klasa E', 2018)
   t.equal(klasaE.sample_size, 12, 'e-klasa, klasa-e and Klasa E rows are one model')
-  t.same(klasaE.matched, { makes: ['Mercedes-Benz'], models: ['Klasa E'], match_type: 'exact' })
-  t.same(answer('mercedes-benz', 'e-klasa', 2018).matched, {
+  t.same(names(klasaE.matched), { makes: ['Mercedes-Benz'], models: ['Klasa E'], match_type: 'exact' })
+  t.same(names(answer('mercedes-benz', 'e-klasa', 2018).matched), {
     makes: ['Mercedes-Benz'],
     models: ['Klasa E'],
     match_type: 'normalized',
   })
   t.same(answer('Mercedes', 'klasa-e', 2018).matched.models, ['Klasa E'], 'a slug')
-  t.same(answer('Mercedes', 'E-Class', 2018).matched, {
+  t.same(names(answer('Mercedes', 'E-Class', 2018).matched), {
     makes: ['Mercedes-Benz'],
     models: ['Klasa E'],
     match_type: 'family',
@@ -146,11 +146,16 @@ t.test('names as marketplaces write them resolve to the right car', async (t) =>
   t.same(answer('Mercedes-Benz', 'Klsa V', 2018).matched.models, ['Klasa V'], 'an unknown name may be a typo')
 
   t.equal(answer('Nissan', '370Z', 2012).sample_size, 10, '370Z and 370 Z are one model')
-  // The curated name stays canonical where the catalogue writes the same name otherwise (`370 Z`).
-  t.same(answer('Nissan', '370 z', 2012).matched.models, ['370Z'], 'one canonical name')
+  // The catalogue's display name is canonical, whatever spelling the curated table or the export uses (contract 3.1).
+  t.same(answer('Nissan', '370Z', 2012).matched.models, ['370 Z'], 'one canonical name, as the marketplace writes it')
+  t.same(answer('Skoda', 'Rapid', 2016).matched.models, ['RAPID'])
   t.equal(answer('Skoda', 'Rapid', 2016).sample_size, 10, 'RAPID and Rapid are one model')
-  t.same(answer('Hyundai', 'I30', 2019).matched, { makes: ['Hyundai'], models: ['i30'], match_type: 'normalized' })
-  t.same(answer('Zhong-Hua', 'Zunjue', 2010).matched, {
+  t.same(names(answer('Hyundai', 'I30', 2019).matched), {
+    makes: ['Hyundai'],
+    models: ['i30'],
+    match_type: 'normalized',
+  })
+  t.same(names(answer('Zhong-Hua', 'Zunjue', 2010).matched), {
     makes: ['Zhong-Hua'],
     models: ['Zunjue'],
     match_type: 'exact',
@@ -160,7 +165,11 @@ t.test('names as marketplaces write them resolve to the right car', async (t) =>
   t.throws(() => answer('Volkswagen', 'Inny', 2015), { code: 'INSUFFICIENT_DATA', message: /names no model/ })
   t.throws(() => answer('other', 'Seria 3', 2015), { code: 'INSUFFICIENT_DATA', message: /names no make/ })
 
-  t.same(answer('VW Golf', 'Golf', 2017).matched, { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' })
+  t.same(names(answer('VW Golf', 'Golf', 2017).matched), {
+    makes: ['Volkswagen'],
+    models: ['Golf'],
+    match_type: 'alias',
+  })
   t.same(answer('Volkswagen Golf', 'Volkswagen Golf', 2017).matched.models, ['Golf'], 'the whole name repeated')
   t.throws(() => answer('VW Golf', 'Passat', 2017), { code: 'INSUFFICIENT_DATA', extra: { suggestions: ['Golf'] } })
   t.throws(() => answer('VW Gofl', 'Gofl', 2017), { code: 'INSUFFICIENT_DATA' })

@@ -10,6 +10,8 @@ import {
   toCsv,
   type Row,
   type Served,
+  filtersOf,
+  NOT_NARROWED,
 } from './support.js'
 
 // 24 listings of a 2017 Golf with known figures, 12 of a Passat, 9 of a Polo (under the threshold).
@@ -48,9 +50,9 @@ t.test('the five market endpoints answer with the snapshot figures in the envelo
     make: 'vw',
     model: 'golf',
     year: 2017,
-    matched: { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' },
+    matched: { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias', ...NOT_NARROWED },
     currency: 'PLN',
-    filters: { fuel_type: null, gearbox: null, mileage: null },
+    filters: filtersOf(),
     valuation: reference.quartiles(prices(golf)),
     sample_size: 24,
     credits_used: 8,
@@ -59,11 +61,11 @@ t.test('the five market endpoints answer with the snapshot figures in the envelo
 
   const diesel = golf.filter((r) => r.fuel_type === 'Diesel')
   const byFuel = await get(`/v1/market/valuation?${q}&fuel_type=DIESEL`)
-  t.same(byFuel.body.data?.filters, { fuel_type: 'Diesel', gearbox: null, mileage: null })
+  t.same(byFuel.body.data?.filters, filtersOf({ fuel_type: 'Diesel' }))
   t.same(byFuel.body.data?.valuation, reference.quartiles(prices(diesel)))
   const window = golf.filter((r) => Math.abs(Number(r.mileage_km) - 150_000) <= 45_000)
   const byMileage = await get(`/v1/market/valuation?${q}&mileage=150000`)
-  t.same(byMileage.body.data?.filters, { fuel_type: null, gearbox: null, mileage: 150000 })
+  t.same(byMileage.body.data?.filters, filtersOf({ mileage: 150000 }))
   t.same(byMileage.body.data?.valuation, reference.quartiles(prices(window)))
   t.equal(byMileage.body.data?.sample_size, window.length)
   const thinWindow = await get(`/v1/market/valuation?${q}&fuel_type=diesel&mileage=150000`)

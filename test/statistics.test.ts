@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, reference, row, rows, toCsv, vehicle, type Row } from './support.js'
+import { build, reference, row, rows, toCsv, vehicle, type Row, filtersOf } from './support.js'
 
 // A deterministic, varied key: 80 listings of a 2017 Golf with every attribute mixed.
 let seed = 7
@@ -33,14 +33,14 @@ t.test('valuation: quartiles of the key, unfiltered and with each filter', async
   const all = snapshot.valuation(vehicle('Volkswagen', 'Golf', 2017))
   t.same(all.valuation, reference.quartiles(prices(golf)))
   t.equal(all.sample_size, 80)
-  t.same(all.filters, { fuel_type: null, gearbox: null, mileage: null })
+  t.same(all.filters, filtersOf())
   t.equal(all.currency, 'PLN')
 
   const diesel = golf.filter((r) => canonicalFuel(r.fuel_type) === 'Diesel')
   const byFuel = snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), fuel_type: 'Diesel' })
   t.same(byFuel.valuation, reference.quartiles(prices(diesel)))
   t.equal(byFuel.sample_size, diesel.length)
-  t.same(byFuel.filters, { fuel_type: 'Diesel', gearbox: null, mileage: null })
+  t.same(byFuel.filters, filtersOf({ fuel_type: 'Diesel' }))
 
   const manual = golf.filter((r) => canonicalGear(r.gearbox) === 'Manualna')
   const byGear = snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), gearbox: 'Manualna' })
@@ -117,7 +117,7 @@ t.test('valuation: the mileage window is inclusive at ±30% and drops unknown mi
   const answer = snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), mileage: 100_000 })
   t.equal(answer.sample_size, 10)
   t.same(answer.valuation, reference.quartiles(inside.map((_, i) => 40_000 + i * 1500)))
-  t.same(answer.filters, { fuel_type: null, gearbox: null, mileage: 100_000 })
+  t.same(answer.filters, filtersOf({ mileage: 100_000 }))
   t.throws(() => snapshot.valuation({ ...vehicle('Volkswagen', 'Golf', 2017), mileage: 99_000 }), {
     code: 'INSUFFICIENT_DATA',
   })

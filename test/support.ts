@@ -21,6 +21,7 @@ import { runBuild, type BuildOptions, type BuildReport } from '../build/run-buil
 import { COLUMNS } from '../format/export-columns.js'
 import { fileDigests } from '../format/snapshot-files.js'
 import { CURRENT_LINK, MANIFEST_FILE, SNAPSHOT_FILE, type PublishedManifest } from '../format/schema.js'
+import type { ValuationData } from '../query/answers.js'
 import { Snapshot } from '../query/snapshot.js'
 import { COUNTERS_FILE } from '../ledger/lmdb-counters.js'
 import { openCounters, openLedger } from '../cli/engines.js'
@@ -47,6 +48,11 @@ export interface Row {
   last_seen: string
   active: string
   condition: string
+  version: string
+  generation: string
+  body_type: string
+  power_hp: string | number
+  engine_capacity_cm3: string | number
 }
 
 let nextId = 1
@@ -68,6 +74,11 @@ export function row(fields: Partial<Row> = {}): Row {
     last_seen: '2026-09-01',
     active: 'false',
     condition: '',
+    version: '',
+    generation: '',
+    body_type: '',
+    power_hp: '',
+    engine_capacity_cm3: '',
     ...fields,
   }
 }
@@ -212,6 +223,29 @@ export const reference = {
 }
 
 /** The query parameters of a plain request. */
+/** A valuation's `filters` as its answer echoes them (null where not given), with `given` set. */
+export function filtersOf(given: Partial<ValuationData['filters']> = {}): ValuationData['filters'] {
+  return { fuel_type: null, gearbox: null, body_type: null, version: null, power_hp: null, mileage: null, ...given }
+}
+
+/** What `matched` says of a question nothing narrowed (contract 4.1): no filter, no version word, nothing unresolved. */
+export const NOT_NARROWED = {
+  fuel_type: null,
+  gearbox: null,
+  body_type: null,
+  version_words: [] as string[],
+  unresolved: [] as string[],
+}
+
+/** The names of an answer's `matched` (contract 4): its makes, models and match type, without what narrowed it (4.1). */
+export function names(matched: {
+  readonly makes: readonly string[]
+  readonly models: readonly string[]
+  readonly match_type: string
+}) {
+  return { makes: matched.makes, models: matched.models, match_type: matched.match_type }
+}
+
 export function vehicle(make: string, model: string, year: number) {
   return { make, model, year, fuel_type: null, gearbox: null, mileage: null } as const
 }

@@ -204,7 +204,7 @@ t.test('/docs renders every operation, parameter, price, answer and error code o
       `${name}: a curl example at the public URL`,
     )
   }
-  for (const path of ['/v1/catalog/makes', '/v1/catalog/models']) {
+  for (const path of ['/v1/catalog/makes', '/v1/catalog/models', '/v1/catalog/versions']) {
     const section = sections.get(`GET ${path}`) ?? ''
     t.ok(section.includes('<li>Free (0 credits)</li><li>No key</li>'), `${path}: free, and no key`)
     t.notMatch(section, 'X-API-Key', `${path}: its curl example sends no key`)
@@ -321,7 +321,7 @@ t.test(
     const market = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/market/') && path !== BATCH)
     t.equal(market.length, 6)
     const catalog = Object.keys(doc.paths).filter((path) => path.startsWith('/v1/catalog/'))
-    t.same(catalog, ['/v1/catalog/makes', '/v1/catalog/models'])
+    t.same(catalog, ['/v1/catalog/makes', '/v1/catalog/models', '/v1/catalog/versions'])
     const refused: string[] = []
     for (const path of [...market, ...catalog]) {
       const [shownRequest, shownAnswer, ...rest] = codeBlocks(sections.get(`GET ${path}`) ?? '')
@@ -507,7 +507,7 @@ t.test(
     )
     t.teardown(() => client.close())
     const { tools } = await client.listTools()
-    t.equal(tools.length, 10, 'with a key: the market, catalogue and account tools')
+    t.equal(tools.length, 11, 'with a key: the market, catalogue and account tools')
     const listed = [...mcp.matchAll(/<tr><td><code>([a-z_]+)<\/code>/g)].map((m) => m[1])
     t.same(
       listed,

@@ -22,7 +22,7 @@ export function aiPlugin(site: Site): string {
         'Used-car prices in Poland: valuations, price trends, depreciation, days on market, regional prices.',
       description_for_model: [
         `Aggregated statistics on the Polish used-car market, prices in PLN, for a make and model (and most for a production year): ${market.map((o) => `${o.path} (${o.title.toLowerCase()}, ${o.credits ?? 0} credits)`).join('; ')}.`,
-        'Makes and models may be aliases (VW, 320d) or English family names (3 Series); the free, keyless /v1/catalog/makes and /v1/catalog/models?make= list those the data hold.',
+        'Makes and models may be aliases (VW) or English family names (3 Series), with words after the model that narrow a valuation (Golf GTI, 320d); the free, keyless /v1/catalog/makes, /v1/catalog/models?make= and /v1/catalog/versions?make=&model=&year= list what the data hold.',
         site.demoQuota > 0
           ? `Without a key the calls are served by a keyless demo tier, ${site.demoQuota} a day per client address; with a key, send it in the ${api.keyHeader} header and each call is charged in credits (failed calls are refunded).`
           : `Send the key in the ${api.keyHeader} header; each call is charged in credits (failed calls are refunded).`,

@@ -1,5 +1,5 @@
 import { count } from '../format/amounts.js'
-import { MAX_MILEAGE, MAX_PRICE } from '../format/bounds.js'
+import { MAX_DETAIL_TEXT, MAX_MILEAGE, MAX_PRICE } from '../format/bounds.js'
 import { HISTORY_MONTHS } from '../format/schema.js'
 import {
   FUEL_IN_ENGLISH,
@@ -90,7 +90,7 @@ export function explorePage(site: Site, script: Resource): string {
 <h1>Explore the market</h1>
 <p class="lead">Where a price sits, how prices moved, how a model loses value and where in Poland it is cheaper: the answers of this API, drawn.</p>
 <p>Each part below is one call of the API at its list price, ${count(perView)} credits for the whole view. ${demo}
-Fuel and gearbox narrow the price part (fuel the depreciation curve too); the other parts take every fuel and gearbox, as their operations do.</p>
+Fuel, gearbox, version and body narrow the price part and the depreciation curve; the other parts take every car of the model and year, as their operations do.</p>
 ${glossary()}
 
 <noscript><div class="message error">This page draws its charts with JavaScript, served by this site alone. Without it, the same charts are images of the API: <code>GET ${site.base}/v1/chart/valuation.svg</code> and its siblings in the <a href="${site.base}/docs#charts">API reference</a>.</div></noscript>
@@ -109,6 +109,12 @@ ${glossary()}
 <select id="fuel_type" name="fuel_type">${option('', 'Any')}${FUEL_TYPES.map((fuel) => option(fuel, FUEL_IN_ENGLISH[fuel]))}</select></div>
 <div class="field"><label for="gearbox">Gearbox <span class="muted">(optional)</span></label>
 <select id="gearbox" name="gearbox">${option('', 'Any')}${GEARBOXES.map((gearbox) => option(gearbox, GEARBOX_IN_ENGLISH[gearbox]))}</select></div>
+<div class="field" id="version-field" hidden><label for="version">Version <span class="muted">(optional)</span></label>
+<input id="version" name="version" list="versions" autocomplete="off" spellcheck="false" maxlength="${MAX_DETAIL_TEXT}" aria-describedby="version-hint">
+<datalist id="versions"></datalist>
+<p id="version-hint" class="hint">Words of the version, such as GTI or 2.0 TDI: the listings that name them.</p></div>
+<div class="field" id="body-field" hidden><label for="body_type">Body <span class="muted">(optional)</span></label>
+<select id="body_type" name="body_type">${option('', 'Any')}</select></div>
 <div class="field"><label for="mileage">Mileage, km <span class="muted">(optional)</span></label>
 <input id="mileage" name="mileage" type="number" inputmode="numeric" min="0" max="${MAX_MILEAGE}" step="1"></div>
 <div class="field"><label for="asking_price">Asking price, PLN <span class="muted">(optional)</span></label>

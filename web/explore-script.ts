@@ -11,6 +11,7 @@ export const EXPLORE_SCRIPT = `import { EXPLORER_CHARTS } from '../charts/explor
 import { signedPct } from '../charts/svg.js'
 import { headline } from '../charts/takeaways.js'
 import { count, counted } from '../format/amounts.js'
+import { BODY_IN_ENGLISH as BODY_NAMES } from '../format/vocabulary.js'
 
 const $ = (id) => document.getElementById(id)
 const form = $('explore')
@@ -102,6 +103,32 @@ const suggestYears = () => {
   const name = $('model').value.trim().toLowerCase()
   const model = models.find((m) => m.model.toLowerCase() === name)
   fill($('years'), model === undefined ? [] : [...model.years].reverse())
+  suggestVersions()
+}
+// The versions and body types of the chosen make, model and year, once the data give any: offered to narrow by.
+let versionsOf = ''
+const offer = (box, shown) => {
+  box.hidden = !shown
+  if (!shown) for (const input of box.querySelectorAll('[name]')) input.value = ''
+}
+const suggestVersions = async () => {
+  const asked = new URLSearchParams({ make: $('make').value.trim(), model: $('model').value.trim(), year: $('year').value.trim() })
+  if (asked.toString() === versionsOf) return
+  versionsOf = asked.toString()
+  const complete = [...asked.values()].every((value) => value !== '')
+  const { answer } = complete ? await call('/v1/catalog/versions', asked, '') : { answer: { status: 'error' } }
+  if (versionsOf !== asked.toString()) return
+  const data = answer.status === 'success' ? answer.data : { versions: [], body_types: [] }
+  fill($('versions'), data.versions.map((v) => v.version))
+  offer($('version-field'), data.versions.length > 0)
+  const body = $('body_type')
+  const chosen = body.value
+  body.replaceChildren(
+    Object.assign(document.createElement('option'), { value: '', textContent: 'Any' }),
+    ...data.body_types.map((b) => Object.assign(document.createElement('option'), { value: b.body_type, textContent: BODY_NAMES[b.body_type] + ' (' + count(b.listings) + ')' })),
+  )
+  body.value = data.body_types.some((b) => b.body_type === chosen) ? chosen : ''
+  offer($('body-field'), data.body_types.length > 0)
 }
 $('make').addEventListener('input', () => {
   clearTimeout(typing)
@@ -109,6 +136,7 @@ $('make').addEventListener('input', () => {
 })
 $('make').addEventListener('change', suggestModels)
 $('model').addEventListener('input', suggestYears)
+$('year').addEventListener('change', suggestVersions)
 suggestMakes()
 
 const say = (box, content) => {

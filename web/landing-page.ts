@@ -75,7 +75,7 @@ ${codeBlock(curlExample(api, first, true, answer?.query))}`
     : html`<p>Every answer tells what the call cost (<code>credits_used</code>) and what is left
 (<code>credits_remaining</code>).</p>`
 }
-<p class="muted">Makes and models are matched for you: aliases such as VW or 320d, and English family names such as 3 Series, resolve to the canonical names of the Polish market, shown in the <code>matched</code> block.</p>
+<p class="muted">Makes and models are matched for you: aliases such as VW, and English family names such as 3 Series, resolve to the canonical names of the Polish market, and words after the model narrow the answer to the car you mean (Golf GTI, Corolla Hybrid, 320d, A4 Avant 2.0 TDI), all shown in the <code>matched</code> block.</p>
 </section>
 
 <section id="operations" aria-labelledby="operations-title">

@@ -9,7 +9,18 @@ import { regionalMap } from '../../charts/regional-map.js'
 import { valuationChart } from '../../charts/valuation-chart.js'
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from '../chromium.js'
 import { ENGINES } from '../ledger-engines.js'
-import { account, build, freshDir, header, rows, serve, toCsv, type Reply } from '../support.js'
+import {
+  account,
+  build,
+  freshDir,
+  header,
+  rows,
+  serve,
+  toCsv,
+  type Reply,
+  filtersOf,
+  NOT_NARROWED,
+} from '../support.js'
 
 /** Four voivodeships of the 16, so that the map has regions with listings and regions without. */
 const REGIONS = ['mazowieckie', 'śląskie', 'pomorskie', 'lubelskie'] as const
@@ -305,7 +316,12 @@ else {
       make: '<VW & "Co">\uFFFF',
       model: `Golf's ${'-'.repeat(80)} Family`,
       year: 2017,
-      matched: { makes: ['Volkswagen', 'Skoda'], models: ['Golf', 'Golf Plus'], match_type: 'fuzzy' as const },
+      matched: {
+        makes: ['Volkswagen', 'Skoda'],
+        models: ['Golf', 'Golf Plus'],
+        match_type: 'fuzzy' as const,
+        ...NOT_NARROWED,
+      },
       currency: 'PLN' as const,
     }
     const history = historyChart({ ...vehicle, months_requested: 6, trend: [] })
@@ -325,7 +341,7 @@ else {
     const map = regionalMap({ ...vehicle, national_average: 0, total_sample_size: 0, regions: [] })
     const valuation = valuationChart({
       ...vehicle,
-      filters: { fuel_type: null, gearbox: null, mileage: null },
+      filters: filtersOf(),
       valuation: { average: 50_000, median: 50_000, p25: 50_000, p75: 50_000 },
       sample_size: 10,
       confidence: { median_low: 50_000, median_high: 50_000, level_pct: 97.9 },
@@ -363,12 +379,12 @@ else {
       make: 'VW',
       model: 'Golf',
       year: 2017,
-      matched: { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' as const },
+      matched: { makes: ['Volkswagen'], models: ['Golf'], match_type: 'alias' as const, ...NOT_NARROWED },
       currency: 'PLN' as const,
     }
     const valuation = {
       ...vehicle,
-      filters: { fuel_type: null, gearbox: null, mileage: null },
+      filters: filtersOf(),
       valuation: { average: 50_500, median: 50_000, p25: 45_000, p75: 56_000 },
       sample_size: 400,
       confidence: { median_low: 49_000, median_high: 51_000, level_pct: 95.1 },

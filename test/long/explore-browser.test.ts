@@ -18,7 +18,8 @@ const REGIONS = ['mazowieckie', 'śląskie', 'pomorskie', 'lubelskie'] as const
 /**
  * 2017 Golfs listed over six months in four voivodeships, imported or not, of two
  * gearboxes and two fuels (so every factor has its 10 listings a side), most of them
- * closed; 2015 and 2016 Golfs for a depreciation curve; too few Polos for any answer.
+ * closed, of two versions and two bodies; 2015 and 2016 Golfs for a depreciation curve, which tell no
+ * version; too few Polos for any answer.
  */
 const DATA = toCsv([
   ...rows(60, (i) => ({
@@ -31,6 +32,8 @@ const DATA = toCsv([
     first_seen: `2026-0${4 + (i % 6)}-0${1 + (i % 5)}`,
     last_seen: '2026-09-20',
     active: i % 10 === 0 ? 'true' : 'false',
+    version: i % 3 === 0 ? '2.0 TSI GTI' : '1.6 TDI Highline',
+    body_type: i % 3 === 1 ? 'Kombi' : 'Kompakt',
   })),
   ...rows(12, (i) => ({ year: 2015, price: 30_000 + i * 300 })),
   ...rows(12, (i) => ({ year: 2016, price: 35_000 + i * 300 })),
@@ -122,6 +125,26 @@ async function explorer(): Promise<void> {
     )
     t.equal(demoCalls(t, ledger), 0, 'the catalogue is not counted against the demo quota')
   })
+
+  await t.test(
+    'the versions and bodies of the chosen model and year are offered once its listings tell them',
+    async (t) => {
+      await page.goto(`${server.base}/explore`)
+      const year = page.getByLabel('Production year', { exact: true })
+      t.ok(await page.locator('#version-field').isHidden(), 'no version field before a model and year')
+      await fill(page, { make: 'VW', model: 'Golf' })
+      await year.fill('2017')
+      await year.blur()
+      await page.locator('#version-field').waitFor({ state: 'visible' })
+      t.same(await options(page, 'versions'), ['1.6 TDI Highline', '2.0 TSI GTI'], 'from GET /v1/catalog/versions')
+      const bodies = `[...document.querySelectorAll('#body_type option')].map((o) => o.value)`
+      t.same(await page.evaluate(bodies), ['', 'Kompakt', 'Kombi'], 'and its body types, the most listed first')
+      await year.fill('2015')
+      await year.blur()
+      await page.locator('#version-field').waitFor({ state: 'hidden' })
+      t.ok(await page.locator('#body-field').isHidden(), 'a year whose listings tell neither offers neither')
+    },
+  )
 
   await t.test('keyless: five demo calls, then the way to register in the last part', async (t) => {
     await page.goto(`${server.base}/explore`)

@@ -26,7 +26,7 @@ t.test('the same seed and date give the same bytes; another seed does not', asyn
   const lines = readFileSync(join(dir, 'a.csv'), 'utf8').split('\n')
   t.match(
     lines[0],
-    /^listing_id,make,model,year,price,currency,mileage_km,fuel_type,gearbox,imported,voivodeship,first_seen,last_seen,active,condition,title$/,
+    /^listing_id,make,model,year,price,currency,mileage_km,fuel_type,gearbox,imported,voivodeship,first_seen,last_seen,active,condition,version,generation,body_type,power_hp,engine_capacity_cm3,title$/,
   )
 })
 
