@@ -13,6 +13,8 @@ export interface RawRow {
   /** The value's text ('' when absent or empty). */
   get(column: number): string
   isEmpty(column: number): boolean
+  /** Whether the value is text (a CSV field always is; an NDJSON object or array is not). */
+  isText(column: number): boolean
   /** The value as an integer: an optional minus and at most 15 digits; NaN otherwise. */
   integer(column: number): number
   /** A string that identifies the value exactly (an id to compare), not meant for display. */
@@ -120,6 +122,10 @@ class CsvRow implements RawRow {
     return this.start === this.end
   }
 
+  isText(): boolean {
+    return true
+  }
+
   integer(column: number): number {
     this.locate(column)
     const b = this.record.bytes
@@ -191,6 +197,11 @@ class JsonRow implements RawRow {
 
   isEmpty(column: number): boolean {
     return this.get(column) === ''
+  }
+
+  isText(column: number): boolean {
+    const value = this.object[COLUMNS[column]!]
+    return typeof value !== 'object' || value === null
   }
 
   integer(column: number): number {

@@ -20,7 +20,14 @@ export type RejectionReason =
   | 'unspecified_model'
 
 /** Columns whose unrecognised values are dropped, keeping the row (contract 1.1): the report counts them. */
-export const LENIENT_COLUMNS = ['voivodeship', 'body_type', 'power_hp', 'engine_capacity_cm3'] as const
+export const LENIENT_COLUMNS = [
+  'voivodeship',
+  'version',
+  'generation',
+  'body_type',
+  'power_hp',
+  'engine_capacity_cm3',
+] as const
 export type IgnoredValues = Partial<Record<(typeof LENIENT_COLUMNS)[number], number>>
 
 /** A row that passed validation; one object is reused for every row. */
@@ -178,14 +185,15 @@ export class RowValidator {
   }
 
   /**
-   * The detail columns of a kept row (contract 1.1): version and generation as written;
+   * The detail columns of a kept row (contract 1.1): version and generation as written (an
+   * NDJSON value that is no text set aside and counted);
    * a body type, power or displacement that is not recognised or out of its range is set
    * aside, the row kept and the value counted. The displacement is checked and counted
    * only: no figure narrows by it.
    */
   private readDetail(row: RawRow, out: ParsedListing): void {
-    out.version = row.isEmpty(COL.version) ? 0 : row.lookup(COL.version, this.spellings.details)
-    out.generation = row.isEmpty(COL.generation) ? 0 : row.lookup(COL.generation, this.spellings.details)
+    out.version = this.freeText(row, COL.version, 'version')
+    out.generation = this.freeText(row, COL.generation, 'generation')
     const bodyType = row.lookup(COL.body_type, this.bodyType)
     if (bodyType === undefined) this.ignore('body_type')
     out.bodyType = bodyType ?? UNKNOWN
@@ -201,6 +209,14 @@ export class RowValidator {
       if (capacity !== 0 && !(capacity >= ENGINE_CAPACITY_CM3.min && capacity <= ENGINE_CAPACITY_CM3.max))
         this.ignore('engine_capacity_cm3')
     }
+  }
+
+  /** A version or generation as an interned text (0 for none); an NDJSON object or array is no text: set aside. */
+  private freeText(row: RawRow, column: number, name: 'version' | 'generation'): number {
+    if (row.isEmpty(column)) return 0
+    if (row.isText(column)) return row.lookup(column, this.spellings.details)
+    this.ignore(name)
+    return 0
   }
 
   private ignore(column: keyof IgnoredValues): void {

@@ -8,6 +8,7 @@ import {
   rows,
   serve,
   toCsv,
+  toNdjson,
   vehicle,
   type Row,
   filtersOf,
@@ -314,6 +315,25 @@ t.test('the detail columns are read leniently: a bad value is set aside and coun
     code: 'INSUFFICIENT_DATA',
     extra: { suggestions: ['x'.repeat(120)] },
   })
+})
+
+t.test('an NDJSON version or generation that is no text is set aside and counted, its row kept (1.1)', async (t) => {
+  const rows = golf(10, { version: '2.0 TSI GTI' }, 40_000).map((r, i) =>
+    i < 3 ? { ...r, version: { name: 'GTI' } } : i < 5 ? { ...r, generation: ['VII'] } : r,
+  )
+  const { snapshot, report } = await build(t, toNdjson(rows as unknown as Row[]))
+  t.equal(report.listings_kept, 10, 'every listing kept')
+  t.same(report.values_ignored, { version: 3, generation: 2 })
+  const versions = snapshot.catalogVersions(vehicle('VW', 'Golf', 2017))
+  t.same(
+    versions.versions.map((v) => v.version),
+    ['2.0 TSI GTI'],
+    "no version of the object's text",
+  )
+  t.same(
+    versions.generations.map((g) => g.generation),
+    ['VII (2012-2019)'],
+  )
 })
 
 t.test('a listing seen on several days was first seen on the first of them (1.1)', async (t) => {
