@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { runBuild } from '../build/run-build.js'
 import { Snapshot } from '../query/snapshot.js'
-import { SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
+import { SAMPLE_FX, generateExport } from '../sample/generate.js'
 
 /** Where benchmarks keep what they generate and build, once (git-ignored). */
 export const BENCH_DATA = join('bench', '.data')
@@ -16,7 +16,7 @@ export async function benchSnapshots(listings: number): Promise<string> {
   mkdirSync(BENCH_DATA, { recursive: true })
   const dir = join(BENCH_DATA, `answers-${listings}`)
   if (!servable(dir)) {
-    await runBuild({ input: await benchExport(listings), snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
+    await runBuild({ input: await benchExport(listings), snapshots: dir, fx: SAMPLE_FX })
   }
   return dir
 }

@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createGunzip } from 'node:zlib'
-import { SAMPLE_EUR_RATE } from '../sample/generate.js'
+import { SAMPLE_FX } from '../sample/generate.js'
 
 const [job, file, snapshots, checkout] = process.argv.slice(2)
 if (file === undefined)
@@ -66,7 +66,7 @@ const { runBuild } = (await import(
 )) as typeof import('../build/run-build.js')
 
 async function build(path: string, dir: string) {
-  const report = await runBuild({ input: path, snapshots: dir, fx: new Map([['EUR', SAMPLE_EUR_RATE]]) })
+  const report = await runBuild({ input: path, snapshots: dir, fx: SAMPLE_FX })
   return { listings: report.listings_kept, keys: report.keys_written, report }
 }
 

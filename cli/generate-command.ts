@@ -48,7 +48,10 @@ export const generateCommand = new Command('generate')
       flags.json === true
         ? terminalJson(summary)
         : `${visible(summary.out)}: ${summary.listings.toLocaleString('en-US')} listings in ${summary.rows.toLocaleString('en-US')} rows ` +
-          `(${summary.duplicate_rows} earlier sightings, ${summary.invalid_rows} invalid, ${summary.eur_rows} priced in EUR), as of ${summary.as_of}`
+          `(${summary.duplicate_rows} earlier sightings, ${summary.invalid_rows} invalid, ` +
+          `${Object.entries(summary.foreign_rows)
+            .map(([code, rows]) => `${rows} priced in ${code}`)
+            .join(', ')}), as of ${summary.as_of}`
     // With --out - the export itself is on standard output.
     ;(flags.out === '-' ? process.stderr : process.stdout).write(`${report}\n`)
   })

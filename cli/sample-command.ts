@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { Command } from 'commander'
 import { CURRENT_LINK } from '../format/schema.js'
 import { Snapshot } from '../query/snapshot.js'
-import { DEFAULT_LISTINGS, SAMPLE_EUR_RATE, generateExport } from '../sample/generate.js'
+import { DEFAULT_LISTINGS, SAMPLE_FX, generateExport } from '../sample/generate.js'
 import { buildWithProgress, formatReport } from './build-command.js'
 import { formatManifest, openOrFail } from './snapshot-command.js'
 import { DEFAULT_SNAPSHOTS } from './options.js'
@@ -32,8 +32,7 @@ export async function ensureSampleSnapshot(snapshots: string, exportPath = DEFAU
     bar.finish()
   }
   // What it replaces cannot be served: however small, the sample is more of a market.
-  const fx = new Map([['EUR', SAMPLE_EUR_RATE]])
-  const report = await buildWithProgress({ input: exportPath, snapshots, fx, allowShrink: true })
+  const report = await buildWithProgress({ input: exportPath, snapshots, fx: SAMPLE_FX, allowShrink: true })
   process.stderr.write(`${formatReport(report)}\n`)
 }
 

@@ -42,7 +42,8 @@ export interface GenerateSummary {
   readonly duplicate_rows: number
   /** Rows no build may keep (spoilage.ts). */
   readonly invalid_rows: number
-  readonly eur_rows: number
+  /** Rows priced in each currency of SAMPLE_CURRENCIES. */
+  readonly foreign_rows: Readonly<Record<SampleCurrency, number>>
   /** Listings the build sets apart as new cars: those drawn new, and old ones whose odometer reads 1 km. */
   readonly new_listings: number
 }
@@ -55,13 +56,31 @@ export const DEFAULT_SEED = 'carmarket'
  * examples are the sample's real answers, and a test holds them to it).
  */
 export const SAMPLE_AS_OF = '2026-09-30'
-/** The rate the sample's few EUR-priced rows are written with; build them with `--fx EUR=4.30`. */
-export const SAMPLE_EUR_RATE = 4.3
+/**
+ * The currencies besides PLN that a few of the sample's listings are priced in, as some
+ * dealers price theirs, each with the rate its prices are written at and its share of the
+ * listings. The sample is built with these rates (`--fx EUR=4.30 --fx USD=3.70`), so that
+ * its first build converts them rather than asking for them.
+ */
+export const SAMPLE_CURRENCIES = [
+  { code: 'EUR', rate: 4.3, share: 0.004 },
+  { code: 'USD', rate: 3.7, share: 0.0004 },
+] as const
+export const SAMPLE_FX: ReadonlyMap<string, number> = new Map(SAMPLE_CURRENCIES.map((c) => [c.code, c.rate]))
+type SampleCurrency = (typeof SAMPLE_CURRENCIES)[number]['code']
+
+/** The currency a listing is priced in for a uniform draw `r` (each with its share), undefined for PLN. */
+function foreignCurrency(r: number): (typeof SAMPLE_CURRENCIES)[number] | undefined {
+  for (const currency of SAMPLE_CURRENCIES) {
+    if (r < currency.share) return currency
+    r -= currency.share
+  }
+  return undefined
+}
 
 const SHARE_DUPLICATED = 0.02
 /** Of the listings scraped twice, those whose earlier sighting files them under another model of the make. */
 const SHARE_OTHER_MODEL = 0.2
-const SHARE_EUR = 0.004
 const SHARE_ACTIVE = 1 / 3
 const HISTORY_DAYS = 730
 
@@ -107,7 +126,7 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
   let rows = 0
   let duplicates = 0
   let invalid = 0
-  let eur = 0
+  const foreign = Object.fromEntries(SAMPLE_CURRENCIES.map((c) => [c.code, 0])) as Record<SampleCurrency, number>
   let newListings = 0
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i]!
@@ -168,10 +187,11 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
     // condition, takes for new, as it would in a real export.
     const oneKm = !isNew && condition === '' && age >= 10 && random.chance(0.0005)
     if (oneKm) row.mileage_km = 1
-    if (random.chance(SHARE_EUR)) {
-      row.price = Math.round(price / SAMPLE_EUR_RATE / 10) * 10
-      row.currency = 'EUR'
-      eur++
+    const currency = foreignCurrency(random.next())
+    if (currency !== undefined) {
+      row.price = Math.round(price / currency.rate / 10) * 10
+      row.currency = currency.code
+      foreign[currency.code]++
     }
     // A listing scraped twice: an earlier sighting, which the build must merge away, sometimes filed
     // under another model of the make (one ad in several categories). Only a listing scraped once is
@@ -209,7 +229,7 @@ export async function generateExport(options: GenerateOptions): Promise<Generate
     rows,
     duplicate_rows: duplicates,
     invalid_rows: invalid,
-    eur_rows: eur,
+    foreign_rows: foreign,
     new_listings: newListings,
   }
 }

@@ -21,7 +21,6 @@ const SHARES = {
   odometer_absurd: 0.0003,
   unknown_fuel: 0.0004,
   unknown_gearbox: 0.0004,
-  unknown_currency: 0.0004,
   last_before_first: 0.0004,
   missing_model: 0.0004,
   imported_maybe: 0.0004,
@@ -88,9 +87,6 @@ export function spoil(row: Row, kind: Spoilage, random: Random): void {
       return
     case 'unknown_gearbox':
       row.gearbox = 'Półautomatyczna'
-      return
-    case 'unknown_currency':
-      row.currency = 'USD'
       return
     case 'last_before_first':
       ;[row.first_seen, row.last_seen] = [row.last_seen, row.first_seen]
