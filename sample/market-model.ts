@@ -126,7 +126,7 @@ export class ModelDraw {
       (listing.automatic ? AUTOMATIC_FACTOR : 1) *
       (listing.imported ? IMPORTED_FACTOR : 1) *
       REGIONS[listing.region]!.factor *
-      (expectedMileage / Math.max(listing.mileage, 1000)) ** 0.12 *
+      mileageFactor(listing.mileage - expectedMileage, listing.age, this.make.premium) *
       // Centred on the typical age of a listing in the pool, so the pooled median stays on the curve.
       Math.exp(0.01 * (listing.monthsAgo - TYPICAL_MONTHS_AGO)) *
       random.logNormal(1, 0.16)
@@ -149,6 +149,22 @@ export class ModelDraw {
 }
 
 const DELIVERY_KM = [1, 2, 5, 5, 10, 10, 15, 20, 25, 50, 50, 80, 100]
+
+/**
+ * What a car's kilometres beyond (or short of) its age's typical ones do to its price: a
+ * steady share per 10,000 km, as the service's mileage effect reads it (contract 5.2). On
+ * real Otomoto exports the 50 most listed keys aged 3-12 lose a median 1.75 % per 10,000
+ * km (10th-90th percentile of keys 2.35-0.77), mass-market cars about 2 % (Opel, 2025),
+ * premium long-distance cars about 0.7 % (Audi, 2024), and older cars less as their price
+ * is more their condition's (../shared/design/market-reference.md). Here: 2.7 % for a
+ * mass-market car of up to 4 years, 0.8 % for a premium one, less by 7 % of it for each
+ * year past 4, down to 45 % of it; test/sample-realism.test.ts holds the result to the
+ * real figures.
+ */
+function mileageFactor(beyond: number, age: number, premium: boolean): number {
+  const pctPer10000Km = (premium ? 0.8 : 2.7) * (age <= 4 ? 1 : Math.max(0.45, 1 - 0.07 * (age - 4)))
+  return Math.exp((-pctPer10000Km / 100 / 10_000) * beyond)
+}
 
 /** Imported cars are about half of the used ones, more of older and of premium cars; few new ones are. */
 function importedShare(premium: boolean, age: number, isNew: boolean): number {
