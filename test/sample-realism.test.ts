@@ -59,3 +59,21 @@ t.test('mileage costs what it costs on the real market (5.2: the 50 most listed 
   t.ok(low >= -3.2 && low <= -1.7, `10th percentile ${low} (real -2.35)`)
   t.ok(high >= -1.3 && high <= -0.4, `90th percentile ${high} (real -0.77)`)
 })
+
+t.test('cars lose value with age as on the real market (5.5: the 30 most listed models)', async (t) => {
+  // Real: median 14.8 % a year, 10th-90th percentile of models 12.3 to 16.4.
+  const models = snapshot
+    .catalogMakes()
+    .makes.flatMap(({ make }) => snapshot.catalogModels({ make }).models.map((m) => ({ make, ...m })))
+    .sort((a, b) => b.listings - a.listings)
+    .slice(0, 30)
+  const changes = models
+    .map((m) => snapshot.depreciation({ make: m.make, model: m.model }).annual_change_pct)
+    .filter((c): c is number => c !== null)
+  t.equal(changes.length, 30, 'every one of them has a curve')
+  const median = quantile(changes, 0.5)
+  t.ok(median >= 12.5 && median <= 17, `median ${median} % a year (real 14.8)`)
+  const [low, high] = [quantile(changes, 0.1), quantile(changes, 0.9)]
+  t.ok(low >= 10 && low <= 14, `10th percentile ${low} (real 12.3)`)
+  t.ok(high >= 14.5 && high <= 19.5, `90th percentile ${high} (real 16.4)`)
+})
