@@ -1,6 +1,6 @@
 import { ENGINE_CAPACITY_CM3, MAX_MILEAGE, MAX_PRICE, MIN_PRICE, MIN_YEAR, POWER_HP } from '../format/bounds.js'
 import { dayNumber } from '../format/calendar.js'
-import { COL, type Column } from '../format/export-columns.js'
+import { COL, type Column, type DETAIL_COLUMNS } from '../format/export-columns.js'
 import { UNKNOWN, bodyTypeCode, conditionCode, fuelCode, gearboxCode, voivodeshipCode } from '../format/vocabulary.js'
 import type { RawRow } from './export-reader.js'
 import type { Spellings } from './listing-store.js'
@@ -19,16 +19,8 @@ export type RejectionReason =
   | 'unspecified_make'
   | 'unspecified_model'
 
-/** Columns whose unrecognised values are dropped, keeping the row (contract 1.1): the report counts them. */
-export const LENIENT_COLUMNS = [
-  'voivodeship',
-  'version',
-  'generation',
-  'body_type',
-  'power_hp',
-  'engine_capacity_cm3',
-] as const
-export type IgnoredValues = Partial<Record<(typeof LENIENT_COLUMNS)[number], number>>
+/** Counts of values dropped, keeping their rows (contract 1.1): a voivodeship's and the detail columns'. */
+export type IgnoredValues = Partial<Record<'voivodeship' | (typeof DETAIL_COLUMNS)[number], number>>
 
 /** A row that passed validation; one object is reused for every row. */
 export interface ParsedListing {

@@ -434,8 +434,7 @@ export class Snapshot {
   }
 
   priceHistoryJson(params: PriceHistoryParams): string {
-    const resolution = this.names.resolve(params.make, params.model)
-    this.find(resolution, resolution, params.year, 'price-history')
+    const resolution = this.resolvedAnswer(params, 'price-history')
     const variant = this.stored.find(params.months)
     const listings = variant < 0 ? 0 : this.stored.sampleSize(variant)
     if (listings < MIN_LISTINGS)
@@ -449,16 +448,14 @@ export class Snapshot {
   }
 
   liquidityJson(params: VehicleParams): string {
-    const resolution = this.names.resolve(params.make, params.model)
-    this.find(resolution, resolution, params.year, 'liquidity')
+    const resolution = this.resolvedAnswer(params, 'liquidity')
     const sampleSize = this.stored.sampleSize(0)
     if (sampleSize < MIN_LISTINGS) throw insufficient(resolution, params.year, sampleSize, 'have left the market')
     return `${head(params, resolution, namesOnly(resolution))},${this.stored.text(0)},"note":${LIQUIDITY_NOTE_JSON}}`
   }
 
   valuationFactorsJson(params: VehicleParams): string {
-    const resolution = this.names.resolve(params.make, params.model)
-    this.find(resolution, resolution, params.year, 'valuation-factors')
+    const resolution = this.resolvedAnswer(params, 'valuation-factors')
     const total = this.stored.sampleSize(0)
     if (total < MIN_LISTINGS) throw insufficient(resolution, params.year, total)
     if (this.stored.items(0) === 0) {
@@ -472,8 +469,7 @@ export class Snapshot {
   }
 
   regionalJson(params: VehicleParams): string {
-    const resolution = this.names.resolve(params.make, params.model)
-    this.find(resolution, resolution, params.year, 'regional')
+    const resolution = this.resolvedAnswer(params, 'regional')
     const total = this.stored.sampleSize(0)
     if (total < MIN_LISTINGS) throw insufficient(resolution, params.year, total, 'name their voivodeship')
     return `${head(params, resolution, namesOnly(resolution))},"currency":"PLN",${this.stored.text(0)}}`
@@ -564,6 +560,13 @@ export class Snapshot {
     const found = this.names.resolveMake(make)
     const matched = `{"makes":[${JSON.stringify(found.make)}],"match_type":"${found.matchType}"}`
     return `{"make":${JSON.stringify(make)},"matched":${matched},${this.catalog.modelsMembers(found.make)}}`
+  }
+
+  /** The names of a question that takes nothing more, with `stored` at its operation's answer (find). */
+  private resolvedAnswer(params: VehicleParams, operation: Operation): Resolution {
+    const resolution = this.names.resolve(params.make, params.model)
+    this.find(resolution, resolution, params.year, operation)
+    return resolution
   }
 
   /**
